@@ -421,7 +421,8 @@ def runs_every_runtime(driver: tuple[int, ...]) -> bool:
 
 
 def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: CollectEnv | None,
-                    torch_cuda: Sequence[str]) -> tuple[list[str], bool | None]:
+                    torch_cuda: Sequence[str], toolkit: CudaToolkit | None = None,
+                    gpus: GpuInventory | None = None) -> tuple[list[str], bool | None]:
     """What shows CUDA running above the driver branch's own version, and whether the GPUs allow it.
 
     The first item is the evidence: the nvidia-smi header's CUDA at or above the next branch's (nvidia-smi reports the
@@ -438,7 +439,9 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
     if branch is None:
         return [], None
     shown: list[str] = []
-    header = nvidia.cuda_version if nvidia is not None else None
+    # Where no table is shown, nvidia-smi's header the paste copies (a list's flattened header: CudaToolkit.header).
+    header = nvidia.cuda_version if nvidia is not None else (
+        toolkit.version if toolkit is not None and toolkit.header else None)
     if header and later and release(header, 2) >= release(later[-1], 2):
         shown.append(f"the nvidia-smi header reads CUDA {header} on driver {driver}, whose branch's own CUDA is "
                      f"{branch}: nvidia-smi reports the libcuda it loaded, the forward-compatibility package's")
@@ -446,7 +449,8 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
     if collect_env is not None and collect_env.values.get("Is CUDA available") == "True" and newer:
         shown.append(f"torch initialised CUDA {newer[0]} on driver {driver} (collect_env: 'Is CUDA available: "
                      "True'), which only the forward-compatibility package allows")
-    names = set(nvidia.names if nvidia is not None else ()) | set(collect_env.gpu_models if collect_env else ())
+    names = set(nvidia.names if nvidia is not None else ()) | set(collect_env.gpu_models if collect_env else ()) \
+        | (set(gpus.models.values()) if nvidia is None and gpus is not None else set())
     verdicts = {f.forward_compat if f is not None else None for f in (family_of(n) for n in names)}
     allowed = False if False in verdicts else (True if verdicts == {True} else None)
     return shown, allowed
@@ -572,8 +576,11 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
     shows the branch's own): of the same major above the floor, not an issue. At or below the driver's highest CUDA, a
     CUDA the user's list or a template's field states (`cuda: 12.3`, `Cuda:12.4`, a bare `CUDA 12.8`, the last item of
-    a line of items: `nvidia 2080  drivier-version 430.64  cuda 10.0`) is the CUDA the user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
-    under `Driver Version:`) is the driver's figure, not a runtime (unknown). collect_env's `CUDA runtime version` is that system toolkit, not
+    a line of items: `nvidia 2080  drivier-version 430.64  cuda 10.0`, a form's line pairing libraries with their
+    versions: `Versions of TensorRT, CUDA: (10.0.1, 12.4)`) is the CUDA the user runs: ok, as where no program shows a runtime; nvidia-smi's header copied one field a line (`CUDA Version:`
+    under `Driver Version:`) is the driver's figure, not a runtime (unknown). So is its header flattened onto a list's
+    line (`- Software: NVIDIA-SMI 535.129.03 Driver Version: 535.129.03 CUDA Version: 12.4`), which above the branch's
+    own CUDA shows the forward-compatibility libcuda, as the table's header does. collect_env's `CUDA runtime version` is that system toolkit, not
     torch's runtime. A toolkit newer than the driver's CUDA under a torch runtime the driver covers is not an issue
     on collect_env's 'CUDA runtime version' line, and ok on check_env's NVCC line (which names it a compiler). NVIDIA's vGPU host driver on a hypervisor (`vGPU Driver Capability`,
     `Host VGPU`) prints `CUDA Version: Not Found`: CUDA runs in the guests (not an issue). A header reading
@@ -726,7 +733,7 @@ def _cuda_compat_verdict(nvidia: NvidiaGpus | None = None, nvidia_driver: Nvidia
     torch: list[tuple[str, str]] = []
     if python_env is not None:
         torch = [(env.source, env.torch_cuda) for env in python_env.environments if env.torch_cuda]
-    shown, allowed = _forward_compat(driver, nvidia, collect_env, [c for _, c in torch])
+    shown, allowed = _forward_compat(driver, nvidia, collect_env, [c for _, c in torch], cuda_toolkit, gpus)
     below: list[str] = []
     for source, cuda in torch:
         cv = release(cuda)

@@ -330,7 +330,8 @@ def parse_collect_env(text: str) -> CollectEnv:
             # SGLang's check_env cut before its `sglang:` line: "CUDA Driver Version" is its key alone (vLLM writes
             # "Nvidia driver version", mmengine's collect_env has no driver line and starts at sys.platform).
             "CUDA Driver Version" in values and "CUDA available" in values and "sys.platform" not in values) or (
-            # ... or cut after its `GPU 0,1 Compute Capability: 8.0` line (corpus 461): no other report prints one.
+            # ... or cut after its `GPU 0,1 Compute Capability: 8.0` line (corpus 461), or inside it (corpus 2853): no
+            # other report prints one.
             "CUDA available" in values and any(k.endswith(" Compute Capability") for k in values)
             and "sys.platform" not in values):
         tool, fmt = "sglang", "sglang"

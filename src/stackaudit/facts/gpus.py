@@ -3246,6 +3246,11 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\bdeviceClassName:\s*[\"']?gpu\.amd\.com\b|\bamd\.com/gpu[\"']?\s*:\s*[\"']?[1-9]"),
      "AMD GPUs (Kubernetes' AMD GPU resource: `{line}`)"),
     (re.compile(r"\bggml_metal_init: (?:found device|GPU name):\s+(?P<name>\S.*?)\s*$"), "{name} (" + METAL_BACKEND + ")"),
+    # ggml's Vulkan backend listing an AMD or Intel device (`ggml_vulkan: 0 = AMD Radeon RX 580 Series (RADV
+    # POLARIS10) (radv) | uma: 0 | fp16: 0 | ...`, ggml-vulkan.cpp ggml_vk_print_gpu_info; corpus 2845): Vulkan runs
+    # on NVIDIA's GPUs too, whose devices it names `NVIDIA ...` (not another vendor's).
+    (re.compile(r"\bggml_vulkan: \d+ = (?P<name>(?:AMD|Radeon|Intel)\b[^|(]*?)\s*[(|]"),
+     "{name} (ggml's Vulkan backend)"),
     (re.compile(r"\busing device Metal\d* \((?P<name>[^)]+)\)|^\s*(?:\d+\.\d\d\.\d{3}\.\d{3} [DIWE] )?\s*-?\s*Metal\d*"
                 r"\s*: (?P<name2>[^()]+?) \(\d+ MiB"), "{name} (" + METAL_BACKEND + ")"),
     (re.compile(r"\bggml_(?:backend_)?metal_\w+:|\bggml-metal\.m:\d+"), "a Metal GPU (" + METAL_BACKEND + ": `{line}`)"),
@@ -3268,7 +3273,7 @@ _OTHER_GPU_LINES: tuple[tuple[re.Pattern[str], str], ...] = (
 # One of these literals stands on every line of _OTHER_GPU_LINES (importers/evidence.py's needles).
 OTHER_GPU_NEEDLES = ("amd.com", "ROCm", "rccl", "ROCr version", "hipMalloc", "hipBLASLt", "Mhz", "SCLK", "GPU[", "Name:", "MARKET_NAME", "TARGET_GRAPHICS", "AMD-SMI", "AMDSMI",
                      "_VISIBLE_DEVICES=", "HSA_OVERRIDE",
-                     "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_backend_metal", "ggml-metal",
+                     "GFX_ACTIVITY", "UMC_ACTIVITY", "THROTTLE_STATUS", "KFD_ID", '"card', '"Card', '"GFX', "amdgpu", "Radeon GPU", "Radeon iGPU", "ggml_metal", "ggml_vulkan:", "ggml_backend_metal", "ggml-metal",
                      "Metal", "start_macos", "'mps", "GPU detected")
 # A GPU of NVIDIA's in the same lines: a CUDA device ollama or llama.cpp found (`library=cuda`, `found 1 CUDA
 # devices`, `CUDA0`), an NVIDIA name or GPU UUID. A log that holds one shows a host with an NVIDIA GPU beside the

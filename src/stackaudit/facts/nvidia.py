@@ -1424,6 +1424,31 @@ _SMI_DRIVER_FIELD = re.compile(r"\bDriver Version:\s*\d{3}\.", re.IGNORECASE)
 _DRIVER_ON_LINE = re.compile(r"\bdriver(?: version)?:?\s+v?\d{3}\.\d+", re.IGNORECASE)
 
 
+# A template's field naming several libraries, answered with their versions in the same order (TensorRT-LLM's issue
+# form: `Versions of TensorRT, Modelopt, CUDA, cuBLAS, etc. used`, answered `Versions of TensorRT, CUDA: (10.0.1,
+# 12.4)`, corpus 2877): the CUDA of that pairing is the user's statement of the CUDA in use, as STATED_CUDA's.
+_PAIRED_VERSIONS = re.compile(r"^\W*Versions? of (?P<names>[\w .,/-]+?)(?:,? etc\.?)?(?: used)?\s*:\s*"
+                              r"\(?(?P<values>\d[\w .,/-]*?)\)?\s*$", re.IGNORECASE)
+
+
+def paired_cuda(line: str) -> str:
+    """The CUDA release a template's line of names and versions pairs with `CUDA` (_PAIRED_VERSIONS), "" where the
+    line is none or its names and versions do not pair one to one.
+
+    >>> paired_cuda("Versions of TensorRT, CUDA: (10.0.1, 12.4)"), paired_cuda("Versions of TensorRT, CUDA: 10.0.1")
+    ('12.4', '')
+    """
+    m = _PAIRED_VERSIONS.match(line)
+    if m is None:
+        return ""
+    names = [n.strip().lower() for n in m.group("names").split(",") if n.strip()]
+    values = [v.strip() for v in m.group("values").split(",")]
+    if len(names) != len(values) or "cuda" not in names:
+        return ""
+    cuda = re.fullmatch(r"v?(\d+\.\d+)(?:\.\d+)*", values[names.index("cuda")])
+    return cuda.group(1) if cuda else ""
+
+
 def stated_cuda_item(line: str) -> re.Match[str] | None:
     """The CUDA that ends a line of the user's items (STATED_CUDA_ITEM), None on any other line, nvidia-smi's
     header among them."""
@@ -1472,8 +1497,8 @@ _NVCC_BUILD = re.compile(r"\bV(\d+\.\d+\.\d+)\b")
 @parser(EVIDENCE_LINES, feeds="cuda_toolkit", kind=CudaToolkit, rank=10)
 def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     """The system toolkit's release, where the paste shows one (two different releases name no one toolkit); else a
-    bare `CUDA Version: X.Y` line (STATED_CUDA) or a CUDA that ends a line of items (STATED_CUDA_ITEM), marked
-    `stated`.
+    bare `CUDA Version: X.Y` line (STATED_CUDA), a CUDA that ends a line of items (STATED_CUDA_ITEM) or that a
+    template's line of names and versions pairs with CUDA (paired_cuda), marked `stated`.
 
     Input (tests/data/captures/410, nvcc --version's fourth line)::
 
@@ -1488,6 +1513,11 @@ def toolkit_from_evidence_lines(text: str) -> CudaToolkit:
     stated = {m.group(1): (line.strip(), (i > 0 and bool(HEADER_DRIVER_FIELD.match(lines[i - 1])))
                            or (m.re is STATED_CUDA_ITEM and (bool(m.group("smi")) or bool(_DRIVER_ON_LINE.search(line)))))
               for i, line in enumerate(lines) for m in [STATED_CUDA.search(line) or stated_cuda_item(line)] if m}
+    stated.update({cuda: (line.strip(), False) for line in lines if (cuda := paired_cuda(line)) and cuda not in stated})
+    # nvidia-smi's header flattened onto a line of a list (`- Software:  NVIDIA-SMI 535.129.03  Driver Version:
+    # 535.129.03   CUDA Version: 12.4`, corpus 2876): the driver's figure, as its header copied one field a line.
+    stated.update({m.group(1): (line.strip(), True) for line in lines
+                   if (m := STATED_CUDA_ITEM.search(line)) and _SMI_DRIVER_FIELD.search(line) and m.group(1) not in stated})
     if not found and len(stated) == 1:
         (version, (line, header)), = stated.items()
         return CudaToolkit(version=version, line=line, stated=True, header=header)

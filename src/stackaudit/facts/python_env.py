@@ -411,10 +411,10 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
                             r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm|TRT-?LLM)(?:" + _TEMPLATE_KEY + r":\**\s*"
-                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}|\s+v?(?=\d+\.\d+\.\d+)))"
+                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}|\s+v?(?=\d+\.\d+\.\d+)|\s+v(?=\d+\.\d+)))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
                             r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)[`\"']?"
-                            r"(?:@[0-9a-f]{7,40})?(?:\s+(?:" + HF_AVAILABLE + r"|\([^()]{1,40}\)))?\s*$", re.IGNORECASE)
+                            r"(?:@[0-9a-f]{7,40})?(?:\s+(?:" + HF_AVAILABLE + r"|\([^()]{1,40}\)))?[\"']?\s*$", re.IGNORECASE)
 # The user's sentence saying which release of vLLM or SGLang they run, its subject the user (`I am using 0.8.3 version of
 # vllm,driver 570.124.06`, corpus 2797; `we're running vLLM 0.6.3`): the release installed, as a list's line states it.
 # A sentence that names a release another way (`works with 0.8.3 but not 0.9.0`, `upgraded to vLLM 0.9.0`) states none.

@@ -2250,6 +2250,10 @@ def parse_serving_log(text: str) -> ServingLog:
                 engine = "ollama"
             elif TRITON_LINE.match(line):
                 engine = "triton"
+            elif "torchrun" in low and _TORCHRUN.search(text_l):
+                # The torch.distributed launcher starting a script (`torchrun --nproc_per_node 8 test.py`, corpus
+                # 2870): a PyTorch program, whichever engine the script builds on torch.
+                engine = "torch"
         # Triton serves a model through a backend: TensorRT-LLM's lines (or its backend's libtensorrtllm.cc) name the
         # engine that runs it.
         triton = TRITON_LINE.match(line) if ".cc:" in line else None

@@ -104,6 +104,7 @@ from stackaudit.facts.nvidia import (
     STATED_DRIVER,
     STATED_TOOLKIT,
     installed_flavour,
+    paired_cuda,
     stated_cuda_item,
     used_open,
 )
@@ -230,7 +231,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "xid", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/", "libnvidia-compute-",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", " MiB, ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
-            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "version of vllm", "version of sglang", "detected GPUs",
+            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "version of vllm", "version of sglang", "versions of", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "+ onnxruntime", "+ vllm", "+ tensorrt",  # uv's record of a package it installed (python_env.uv_installed)
             "| python", "|python", "python**",
@@ -349,7 +350,7 @@ def is_evidence(line: str) -> bool:
                 or _SMI_HEADER.search(line) or _LIMIT.match(line) or is_symptom(line) or bool(DEBUG_NODE_POD.search(line)) or _daemon_line(line)
                 or _PEER.match(line) or SIMPLE_P2P_STEP.match(line) or _UNIT_HEAD.match(line) or _OLLAMA.search(line) or is_refusal_line(line)
                 or gpu_stack_pod(line) != "" or minikube_node(line) is not None or data_test(line) is not None or STATED_TOOLKIT.search(line)
-                or STATED_CUDA.search(line) or stated_cuda_item(line)
+                or STATED_CUDA.search(line) or stated_cuda_item(line) or paired_cuda(line) != ""
                 or OPEN_PACKAGE.search(line) or used_open(line) or installed_flavour(line) is not None or STATED_VERSION.match(line) or STATED_RELEASE_WORDS.search(line) or PIP_LIST_GGML.match(line)
                 or uv_installed(line) is not None
                 or STATED_PYTHON.match(line)
@@ -376,7 +377,8 @@ def is_evidence(line: str) -> bool:
           "discovery, the Kubernetes device plugin's start lines (NVIDIA's and GKE's), the GPU Operator's toolkit "
           "container's lines, GKE's driver installer's wait for driver libraries, a `kubectl debug node/` session's "
           "start, a `minikube start` that runs the node as a container, a `dkms status` line of the installed nvidia "
-          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend), AMD's own "
+          "module, a line of another vendor's GPU at work (ollama's ROCm discovery, ggml's Metal backend, ggml's Vulkan "
+          "backend's AMD or Intel device), AMD's own "
           "tools' lines (rocm-smi's table and fields, rocminfo's GPU agent, amd-smi) and ROCm's variables set",
           needles=_NEEDLES, per_line=True, fallback=True)
 def evidence_lines(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:

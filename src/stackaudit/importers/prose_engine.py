@@ -9,7 +9,8 @@ facts/container.STATED_HOST_WORDS), or ticks TGI's issue form's `The CLI directl
 --enable-p2p-check, why is ... slower`: facts/engine_command.stated_switches), and one that says the job runs on two
 nodes or more (`NCCL all_reduce on 2 nodes dropped ...`: facts/engine_command.stated_nodes).
 An environment list's line that names an engine with its release (`Koboldcpp version: 1.99.4`: LISTED_ENGINE_RELEASE)
-is recorded too: a label too short for a sentence that still states the engine the user runs. So is a requirement or
+is recorded too: a label too short for a sentence that still states the engine the user runs, as is a list's
+engine line (`- Engine: vLLM Docker image ...`: LISTED_ENGINE_LABEL). So is a requirement or
 `pip freeze` line of an engine's package (`vllm==0.2.7`, `vllm @ git+https://...`: PIP_ENGINE_LINE).
 
 Recorded as the pasted document USER_ENGINES (facts/sources.py), the line verbatim; facts/engine_command.py reads it
@@ -65,6 +66,10 @@ MIN_WORDS = 5  # words of letters in a sentence; a shorter line is a title, a la
 # `- vLLM Version: 0.6.3`): the user states what they run, in a label too short for a sentence.
 LISTED_ENGINE_RELEASE = re.compile(r"^\W{0,6}(?P<name>[A-Za-z][\w.-]{1,30})\**\s+version\**\s*:\**\s*`?v?\d+(?:\.\d+)+\S*\s*$",
                                    re.IGNORECASE)
+# An environment list's engine line (`- Engine: vLLM Docker image `vllm/vllm-openai:v0.25.0``, corpus 2842;
+# `Inference engine: SGLang`): the user states the engine they run, in a label too short for a sentence.
+LISTED_ENGINE_LABEL = re.compile(r"^\W{0,6}(?:(?:Inference|Serving)\s+)?Engine\**\s*:\**\s*(?P<name>\S.{0,120})$",
+                                 re.IGNORECASE)
 # A requirement or `pip freeze` line of a serving engine's package, pinned to a release or to a source
 # (`vllm @ git+https://github.com/vllm-project/vllm@d537c625...`, corpus 1659; `vllm==0.2.7`): the engine installed.
 # torch's line names a library many programs load, no serving engine.
@@ -112,7 +117,7 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
             continue
         # The user's words that they started the server themselves are short (`ran `ollama serve``, corpus 1112).
         host_words = bool(stated_host(line))
-        listed = LISTED_ENGINE_RELEASE.match(line) or PIP_ENGINE_LINE.match(line)
+        listed = LISTED_ENGINE_RELEASE.match(line) or PIP_ENGINE_LINE.match(line) or LISTED_ENGINE_LABEL.match(line)
         if listed and stated_engines(listed.group("name")) not in ((), ("torch",)) and not is_evidence(line):
             yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
             taken += 1
