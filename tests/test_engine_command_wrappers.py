@@ -1,7 +1,10 @@
-"""Programs that start vLLM with flags of their own, read as vLLM's command: LLaMA-Factory on its vLLM backend
-(facts/engine_command.LLAMAFACTORY_PROGRAMS), whose `--vllm_*` flags become vLLM's and whose TP is the GPUs it sees.
+"""Programs that start vLLM with settings of their own: LLaMA-Factory on its vLLM backend
+(facts/engine_command.LLAMAFACTORY_PROGRAMS), whose `--vllm_*` flags become vLLM's and whose TP is the GPUs it sees,
+and NVIDIA Dynamo's `dynamo serve`, whose resolved service config in its log gives each vLLM worker vLLM's own flags
+(facts/serving_logs.dynamo_workers).
 
-Real text: corpus 2866 (hiyouga/LlamaFactory#4870); the other commands are modelled and say so.
+Real text: corpus 2866 (hiyouga/LlamaFactory#4870), 2873 (ai-dynamo/dynamo#1405), 2875 (ai-dynamo/dynamo#1229); the
+other texts are modelled and say so.
 """
 
 from __future__ import annotations
@@ -47,3 +50,48 @@ def test_a_tp_it_does_not_show_leaves_the_custom_all_reduce_open(tmp_path: Path)
                           "IC-CUSTOM-ALLREDUCE", "RT-CUDA-GRAPHS")
     assert checks["IC-CUSTOM-ALLREDUCE"].status == "unknown", checks["IC-CUSTOM-ALLREDUCE"].message
     assert checks["RT-CUDA-GRAPHS"].status != "issue", checks["RT-CUDA-GRAPHS"].message
+
+
+# Modelled on corpus 2873's config line (Dynamo's log format), its VllmWorker's settings varied.
+_DYNAMO = ("/workspace/examples/llm# dynamo serve graphs.agg:Frontend -f configs/agg.yaml\n"
+           "2025-06-05T18:11:26.327Z  INFO utils.resolve_service_config: Running dynamo serve with config: "
+           "{'Common': {'model': '/models/m', 'block-size': 64, 'max-model-len': 16384}, "
+           "'Frontend': {'served_model_name': 'm', 'endpoint': 'dynamo.Processor.chat/completions', 'port': 8000}, "
+           "'VllmWorker': {WORKER, 'ServiceArgs': {'workers': 1, 'resources': {'gpu': '4'}}, "
+           "'common-configs': ['model', 'block-size', 'max-model-len']}}\n")
+
+
+def _dynamo(tmp_path: Path, worker: str) -> dict[str, object]:
+    return paste_checks(tmp_path, _DYNAMO.replace("WORKER", worker), "RT-CUDA-GRAPHS", "CTR-IPC-ISOLATION")
+
+
+def test_dynamo_serve_config_with_enforce_eager_runs_eager() -> None:
+    checks = capture_checks("2873", "RT-CUDA-GRAPHS", "CTR-IPC-ISOLATION", "IC-CUSTOM-ALLREDUCE")
+    assert checks["RT-CUDA-GRAPHS"].status == "issue", checks["RT-CUDA-GRAPHS"].message
+    # One VllmWorker of TP 8, started by the one dynamo serve: its ranks are the worker's own children.
+    assert checks["CTR-IPC-ISOLATION"].status == "ok", checks["CTR-IPC-ISOLATION"].message
+    assert "TP 8" in checks["CTR-IPC-ISOLATION"].message
+    # TP 8 read from the config; eight H100s' links are not shown.
+    assert checks["IC-CUSTOM-ALLREDUCE"].status == "unknown", checks["IC-CUSTOM-ALLREDUCE"].message
+
+
+def test_dynamo_disagg_config_cut_in_its_prefill_worker_keeps_the_decode_worker() -> None:
+    log = fact(pasted(body("2875")), "serving_log")
+    # The PrefillWorker's section is cut by the paste: only the whole VllmWorker is read.
+    assert log.dynamo_workers == (("VllmWorker", 2, False),)
+    check = capture_checks("2875", "CTR-IPC-ISOLATION")["CTR-IPC-ISOLATION"]
+    assert check.status == "ok", check.message
+
+
+def test_dynamo_worker_settings_decide(tmp_path: Path) -> None:
+    eager = _dynamo(tmp_path, "'enforce-eager': True, 'tensor-parallel-size': 4")
+    assert eager["RT-CUDA-GRAPHS"].status == "issue", eager["RT-CUDA-GRAPHS"].message
+    assert eager["CTR-IPC-ISOLATION"].status == "ok", eager["CTR-IPC-ISOLATION"].message
+    graphs = _dynamo(tmp_path, "'enforce-eager': False, 'tensor-parallel-size': 4")
+    assert graphs["RT-CUDA-GRAPHS"].status != "issue", graphs["RT-CUDA-GRAPHS"].message
+    # Ray may place a worker's ranks on other nodes' containers: not judged from the config.
+    ray = _dynamo(tmp_path, "'tensor-parallel-size': 4, 'distributed-executor-backend': 'ray'")
+    assert ray["CTR-IPC-ISOLATION"].status != "ok", ray["CTR-IPC-ISOLATION"].message
+    # A worker of one rank has no group to split.
+    one = _dynamo(tmp_path, "'gpu-memory-utilization': 0.9")
+    assert one["CTR-IPC-ISOLATION"].status != "ok", one["CTR-IPC-ISOLATION"].message

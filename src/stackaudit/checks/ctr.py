@@ -748,6 +748,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     spec shown: its ranks are its own child processes, in the IPC namespace of the shell it is typed in: ok (corpus
     1962, 2035); so too where the containers shown include no rank of a group (corpus 2092: typed in the one
     container, which is given the GPUs and runs `bash`).
+    So does NVIDIA Dynamo's `dynamo serve` (0.1-0.3) whose resolved service config in its log shows a vLLM worker of
+    two ranks or more (`'VllmWorker': {'tensor-parallel-size': 8, ...}`, facts/serving_logs.dynamo_workers), with no
+    container spec, no Ray backend and no second host shown: it runs its graph's services as local processes, and
+    each vLLM worker starts its ranks as its own children: ok (corpus 2873, 2875).
     A Ray cluster whose `ray status` shows every node's GPUs, all of them on one node (a CPU head beside one GPU node,
     corpus 2386), with no container spec shown: Ray runs each GPU worker on that node as a child of its raylet, in one
     IPC namespace: ok.
@@ -810,6 +814,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                   "on that node, as child processes of its raylet in one IPC namespace (one container or pod per Ray "
                   "node), so no container boundary splits the GPUs' ranks",
                   actual={"node_gpus": list(ray_cluster.node_gpus)}, evidence=list(ray_cluster.lines))
+    grouped = [w for w in (serving_log.dynamo_workers if serving_log is not None else ()) if w[1] > 1]
+    if grouped and docker_containers is None and serving_log is not None and not serving_log.multi_host \
+            and not any(ray for _, _, ray in serving_log.dynamo_workers):
+        # `dynamo serve` runs its graph's services as local processes, and each vLLM worker starts its TP ranks as its
+        # own children (vLLM's multiprocessing executor, no Ray): a group never spans a container boundary.
+        return ok("dynamo serve starts its graph's workers as local processes, and each vLLM worker its tensor-parallel "
+                  "ranks as its own children (" + ", ".join(f"{name}: TP {tp}" for name, tp, _ in grouped)
+                  + "): no container boundary splits a group, its ranks share one IPC namespace",
+                  actual={"workers": {name: tp for name, tp, _ in grouped}}, evidence=[serving_log.dynamo_line[:300]])
     here = [c for c in (engine_commands.commands if engine_commands is not None else ())
             if (c.ranks_started_here or 0) > 1]
     if here and docker_containers is None:
