@@ -95,3 +95,42 @@ def test_dynamo_worker_settings_decide(tmp_path: Path) -> None:
     # A worker of one rank has no group to split.
     one = _dynamo(tmp_path, "'gpu-memory-utilization': 0.9")
     assert one["CTR-IPC-ISOLATION"].status != "ok", one["CTR-IPC-ISOLATION"].message
+
+
+def test_fastchat_model_worker_is_one_process_without_nccl_or_graphs() -> None:
+    # Real: corpus 2860 (baichuan-inc/Baichuan2#276): the controller, a transformers model_worker over GPUs 0 and 1,
+    # and the API server.
+    (command,) = fact(pasted(body("2860")), "engine_commands").commands
+    assert command.engine == "fastchat" and command.argv[0] == "fastchat.serve.model_worker"
+    checks = capture_checks("2860", "CTR-SHM-SIZE", "IC-NCCL-ENV", "RT-CUDA-GRAPHS", "IC-TOPOLOGY-PLACEMENT")
+    assert checks["CTR-SHM-SIZE"].status == "not-an-issue", checks["CTR-SHM-SIZE"].message
+    assert checks["IC-NCCL-ENV"].status == "not-applicable", checks["IC-NCCL-ENV"].message
+    assert checks["RT-CUDA-GRAPHS"].status == "not-applicable", checks["RT-CUDA-GRAPHS"].message
+    assert "own CUDA-graph use" not in checks["RT-CUDA-GRAPHS"].message  # ggml's note, not transformers'
+    # Its layers sit on two GPUs: a group whose links the paste does not show, not "one GPU".
+    assert checks["IC-TOPOLOGY-PLACEMENT"].status == "unknown", checks["IC-TOPOLOGY-PLACEMENT"].message
+
+
+def test_fastchat_vllm_worker_runs_vllm_at_num_gpus(tmp_path: Path) -> None:
+    # Modelled on FastChat's docs/vllm_integration.md.
+    two = parse_command_line("python3 -m fastchat.serve.vllm_worker --model-path lmsys/vicuna-7b-v1.5 --num-gpus 2")
+    assert two is not None and two.engine == "vllm"
+    assert two.argv[-2:] == ("--tensor-parallel-size", "2")
+    one = parse_command_line("python3 -m fastchat.serve.vllm_worker --model-path m --enforce-eager")
+    assert one is not None and one.engine == "vllm" and "--tensor-parallel-size" not in one.argv
+    assert parse_command_line("python3 -m fastchat.serve.controller --host 0.0.0.0") is None
+    assert parse_command_line("python3 -m fastchat.serve.openai_api_server --host 0.0.0.0 --port 8000") is None
+    # The vLLM worker at 2 GPUs runs tensor-parallel ranks that share /dev/shm: not the one-process reading.
+    shm = paste_checks(tmp_path, "python3 -m fastchat.serve.vllm_worker --model-path m --num-gpus 2\n", "CTR-SHM-SIZE")
+    assert shm["CTR-SHM-SIZE"].status != "not-an-issue", shm["CTR-SHM-SIZE"].message
+
+
+def test_lmdeploy_turbomind_without_tp_is_one_process(tmp_path: Path) -> None:
+    check = capture_checks("2868", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]  # Real: InternLM/lmdeploy#3154
+    assert check.status == "not-an-issue" and "TurboMind" in check.message, check.message
+    # Modelled: the same command split over GPUs, and one that names no backend (lmdeploy may pick its PyTorch
+    # engine, which runs workers), stay open.
+    for line in ("lmdeploy serve api_server /m --backend turbomind --tp 2",
+                 "lmdeploy serve api_server /m --server-port 8000"):
+        shm = paste_checks(tmp_path, f"CUDA_VISIBLE_DEVICES=3,4 {line}\n", "CTR-SHM-SIZE")["CTR-SHM-SIZE"]
+        assert shm.status != "not-an-issue", (line, shm.message)

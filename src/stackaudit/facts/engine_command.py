@@ -24,7 +24,7 @@ import shlex
 import warnings
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import ParseError, argv_value, first_command, parallel_size, sequenced_commands
+from stackaudit.facts._parse import TP_FLAGS, ParseError, argv_value, first_command, parallel_size, sequenced_commands
 from stackaudit.facts.processes import (
     CONFIG_FLAGS,
     RANK_LAUNCHERS,
@@ -80,7 +80,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
-                "openrlhf", "lightllm", "infer_backend")
+                "openrlhf", "lightllm", "infer_backend", "fastchat")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -120,6 +120,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"auto-devices|gpu-memory|cai-chat|model-menu|auto-launch)\b"
                           # an RL trainer that starts vLLM engines for its rollouts (VLLM_ROLLOUT_TRAINERS)
                           r"|-m\s+openrlhf\.cli\.train_ppo_ray\b"
+                          # FastChat's model workers (FASTCHAT_WORKERS)
+                          r"|-m\s+fastchat\.serve\.(?:model|vllm)_worker\b"
                           # LLaMA-Factory serving on its vLLM backend (LLAMAFACTORY_PROGRAMS)
                           r"|--infer_backend[=\s]+vllm\b"
                           # KTransformers' chat and server scripts with a flag of its own (KTRANSFORMERS_FLAGS)
@@ -203,6 +205,29 @@ LLAMAFACTORY_PROGRAMS: dict[str, tuple[str, ...] | None] = {"llamafactory-cli": 
 LLAMAFACTORY_VLLM_FLAGS = {"--model_name_or_path": "--model", "--vllm_maxlen": "--max-model-len",
                            "--vllm_gpu_util": "--gpu-memory-utilization", "--vllm_enforce_eager": "--enforce-eager"}
 LLAMAFACTORY_BOOLEANS = frozenset(("--vllm_enforce_eager",))
+# FastChat (lm-sys/FastChat) serves each model from a worker its controller reaches over HTTP: `python3 -m
+# fastchat.serve.model_worker --model-path M --num-gpus 2` loads the model with Hugging Face transformers in its one
+# process, its layers placed over `--num-gpus` GPUs by accelerate's device map (fastchat/model/model_adapter.py
+# load_model: `device_map="sequential"`, `max_memory` per GPU), which moves activations between GPUs in that process,
+# with no NCCL and no CUDA graphs (engine "fastchat"); `fastchat.serve.vllm_worker` runs vLLM with its own engine
+# arguments, `--num-gpus` above 1 its tensor_parallel_size (fastchat/serve/vllm_worker.py: `if args.num_gpus > 1:
+# args.tensor_parallel_size = args.num_gpus`). Its controller and API server hold no model. The worker module -> engine.
+FASTCHAT_WORKERS = {"fastchat.serve.model_worker": "fastchat", "fastchat.serve.vllm_worker": "vllm"}
+
+
+def fastchat_worker_argv(words: list[str]) -> tuple[str, tuple[str, ...]] | None:
+    """The engine a FastChat worker command runs (FASTCHAT_WORKERS) and its arguments from the module on, its vLLM
+    worker's `--num-gpus` above 1 given as vLLM's `--tensor-parallel-size`; None for any other command."""
+    if len(words) < 3 or not posixpath.basename(words[0]).startswith("python") or words[1] != "-m" \
+            or words[2] not in FASTCHAT_WORKERS:
+        return None
+    engine, argv = FASTCHAT_WORKERS[words[2]], tuple(words[2:])
+    gpus = argv_value(argv, ("--num-gpus",))
+    if engine == "vllm" and gpus is not None and argv_value(argv, TP_FLAGS) is None:
+        argv += ("--tensor-parallel-size", gpus) if not gpus.isdecimal() or int(gpus) > 1 else ()
+    return engine, argv
+
+
 # The TP it runs where the command does not show how many GPUs it sees: a value that is no count (_parse.sizes_unread).
 GPUS_SEEN = "<the GPUs it sees>"
 
@@ -1158,6 +1183,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return EngineCommand("textgen", tuple(words[1:]), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and len(words) > 2 and words[1] == "-m" and words[2] in VLLM_ROLLOUT_TRAINERS:
         return EngineCommand("vllm", rollout_engine_argv(words[2], words[3:]), tuple(env), line.strip(), cut=cut)
+    if (worker := fastchat_worker_argv(words)) is not None:
+        return EngineCommand(worker[0], worker[1], tuple(env), line.strip(), cut=cut)
     if (wrapped := llamafactory_vllm_argv(words, env)) is not None:
         return EngineCommand("vllm", wrapped, tuple(env), line.strip(), cut=cut)
     ktransformers = words[1:] if program.startswith("python") else words

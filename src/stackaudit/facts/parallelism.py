@@ -312,6 +312,10 @@ class ServingEngine:
                 # YAML of `--optimize_config_path`, engine_command.KTRANSFORMERS_FLAGS): no TP flag, and no count a
                 # missing one defaults to.
                 return None
+            if self.shown.engine == "fastchat":
+                # FastChat's model_worker places the model's layers over `--num-gpus` GPUs (1 by default) with
+                # accelerate's device map (engine_command.FASTCHAT_WORKERS): a group of GPUs, no TP size.
+                return 1 if argv_value(self.shown.argv, ("--num-gpus",)) in (None, "1") else None
             if self.shown.engine == "textgen":
                 # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or
                 # `--gpu-memory` lists, or over every GPU it sees: no TP flag, and no count a missing one defaults to.

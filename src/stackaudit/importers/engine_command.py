@@ -353,7 +353,7 @@ MAX_ECHO_DISTANCE = 40
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "ollama app.exe", "mlc_llm", "namespace(",
                    "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers",
-                   "local_chat", "openrlhf", "infer_backend",
+                   "local_chat", "openrlhf", "infer_backend", "fastchat",
                    # a vLLM config file's key (facts/engine_command.vllm_config_block)
                    *(f"{f[2:]}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :")),
                    *(f"{f[2:].replace('-', '_')}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :"))),
