@@ -24,7 +24,14 @@ import shlex
 import warnings
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import TP_FLAGS, ParseError, argv_value, first_command, parallel_size, sequenced_commands
+from stackaudit.facts._parse import (
+    TP_FLAGS,
+    ParseError,
+    argv_value,
+    first_command,
+    parallel_size,
+    sequenced_commands,
+)
 from stackaudit.facts.processes import (
     CONFIG_FLAGS,
     RANK_LAUNCHERS,
