@@ -230,8 +230,11 @@ _MULTI_PROCESS_SERVERS = re.compile(r"vllm|sglang|tensorrt|trtllm|triton|ray", r
 # Xinference (`xinference-local`, `xinference-supervisor`, `xinference-worker`; `xinference launch ... --n-gpu`:
 # https://inference.readthedocs.io/en/latest/getting_started/using_xinference.html), GPUStack (it deploys each model
 # with a backend it picks: https://docs.gpustack.ai/latest/overview/), LocalAI (`local-ai`, backends loaded per model:
-# https://localai.io/docs/overview/).
-ENGINE_LAUNCHERS = re.compile(r"(?:^|[/:\s])(?:xinference(?:-local|-supervisor|-worker)?|gpustack|local-?ai)\b", re.I)
+# https://localai.io/docs/overview/), and NVIDIA's NIM images (`nvcr.io/nim/...`): a NIM picks its engine (vLLM,
+# TensorRT-LLM, SGLang) and a profile of some TP size for the GPUs it is given when it starts, and logs the choice
+# (https://docs.nvidia.com/nim/large-language-models/latest/profiles.html; corpus 2871).
+ENGINE_LAUNCHERS = re.compile(r"(?:^|[/:\s])(?:xinference(?:-local|-supervisor|-worker)?|gpustack|local-?ai)\b"
+                              r"|(?:^|\s)nvcr\.io/nim/", re.I)
 
 
 def _one_process_server(c: DockerContainer) -> bool:
@@ -389,7 +392,7 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     A container whose command starts MPI ranks, several on one host (`mpirun -np 16 -H IP1:8,IP2:8`:
     facts/processes.launcher_ranks_per_host), is judged with its GPU request shown or not: those ranks share its
     /dev/shm (NCCL's and Open MPI's on-node segments), so Docker's 64 MiB is an issue there (corpus 2389).
-    A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI: ENGINE_LAUNCHERS) shows no engine
+    A launcher that starts each model's engine later (Xinference, GPUStack, LocalAI, a NIM: ENGINE_LAUNCHERS) shows no engine
     or TP size at start, so a small /dev/shm in its container stays unknown. Given one GPU (a request's count 1), the
     engines it launches run no tensor-parallel ranks: not an issue (corpus 2157).
     With no process list read, the engines the paste shows decide it (facts/applicability.one_process_engine): where
@@ -397,7 +400,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     or not; where none is named, a ggml device list of one device (`ggml_cuda_init: found 1 CUDA devices`) shows such
     a program (llama.cpp's library inside Tabby: corpus 2370); an engine's own message among the log's symptoms shows
     it too (ollama 0.1.x's `gpu support may not be enabled`, in no log format a reader knows:
-    facts/parallelism.parallelism_from_symptoms). llama.cpp's
+    facts/parallelism.parallelism_from_symptoms). So does an LMDeploy command that names its TurboMind backend
+    (`--backend turbomind`, no `--tp`): the C++ engine runs inside the server's own process (corpus 2868). llama.cpp's
     `--split-mode tensor` reduces over NCCL, whose shared-memory transport may use /dev/shm within one process, so it
     stays open. A Triton image of an NGC release before 20.10 (its tag, in a spec or a line of its own) runs every
     model inside its one server process: no Python-backend stub or TensorRT-LLM rank exists there to share /dev/shm
@@ -406,7 +410,8 @@ def shm_size(container: ContainerInfo | None = None, shm: ShmInfo | None = None,
     issue; one that only runs a GPU check (`nvidia-smi`) is not judged; a whole spec whose command only holds its
     container open (`sleep 100000`, `sh -c "sleep 10d;"`: DockerContainer.keep_alive) keeps the /dev/shm it shows
     and runs nothing that shares it: not an issue (corpus 940, 1980); of a serving image (`tritonserver` held open by
-    `while true; do sleep 10;done`, corpus 2424), the engine exec'd there later decides, which the source does not
+    `while true; do sleep 10;done`, corpus 2424; or given a bare shell, `docker run -it IMAGE bash`, with no engine
+    command or log shown beside it, corpus 2881), the engine exec'd there later decides, which the source does not
     show: unknown at a small size, ok where the size it shows is 1 GiB or more
     (corpus 2380: a pod held open by `sleep` with a 10Gi memory emptyDir, what is exec'd there gets it); one that binds
     the host's /dev/shm at /dev/shm gets the host's size. `--ipc=host` shares the host's
@@ -515,6 +520,8 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
     # The one container a paste shows whose command is a shell session (`docker run -it IMAGE bash`): the engine
     # commands the paste shows after it are typed there, so one of more ranks is its workload (corpus 1906).
     typed = len(judged) == 1 and judged[0].session and _more_ranks_shown(parallelism)
+    # An engine a source other than a container's command shows (typed in a shell the paste opens, corpus 2881's kind).
+    engine_elsewhere = any(e.source != DOCKER for e in (parallelism.engines if parallelism is not None else ()))
     for c in judged:
         c_size = c.shm_bytes
         size_seen = ("ShmSize not shown (the spec is cut)" if c.shm_unshown
@@ -541,12 +548,15 @@ def _shm_size(container: ContainerInfo | None, shm: ShmInfo | None, docker_conta
             # no tmpfs (Docker mounts one only for a private or shareable IPC namespace: moby setupIPCDirs).
             host_ipc_unsized.append(f"{c.label}: " + ("host IPC" if c.ipc_mode == "host" else
                                                       "binds the host's /dev/shm at /dev/shm"))
-        if c_size is not None and c_size < SHM_MIN and c.keep_alive and c.looks_like_serving and not split \
+        if c_size is not None and c_size < SHM_MIN and (c.keep_alive or (c.session and not engine_elsewhere)) \
+                and c.looks_like_serving and not split \
                 and not typed and not (c.gpu_count or 0) >= 2 and not (c.mpi_ranks_per_host or 0) > 1:
-            # A serving image whose command only holds the container open: its engine is started inside later
-            # (`kubectl exec`, `docker exec`), with ranks this source does not show (corpus 2424).
+            # A serving image whose command only holds the container open, or opens a shell in it (`docker run -it
+            # IMAGE bash`, no engine command shown typed there): its engine is started inside later (`kubectl exec`,
+            # `docker exec`, the shell), with ranks this source does not show (corpus 2424, 2881).
             later.append(f"container {c.label}: /dev/shm {_size(c_size)} (IpcMode {c.ipc_mode or 'private'}), and its "
-                         f"command only holds it open ({' '.join(c.argv)[:60]}): the engine of its image {c.image} is "
+                         f"command {'only holds it open' if c.keep_alive else 'opens a shell'} ({' '.join(c.argv)[:60]}):"
+                         f" the engine of its image {c.image} is "
                          "started inside it later, by hand, with a number of processes this source does not show")
             continue
         if c_size is not None and c_size < SHM_MIN:
@@ -750,6 +760,10 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
     spec shown: its ranks are its own child processes, in the IPC namespace of the shell it is typed in: ok (corpus
     1962, 2035); so too where the containers shown include no rank of a group (corpus 2092: typed in the one
     container, which is given the GPUs and runs `bash`).
+    So does NVIDIA Dynamo's `dynamo serve` (0.1-0.3) whose resolved service config in its log shows a vLLM worker of
+    two ranks or more (`'VllmWorker': {'tensor-parallel-size': 8, ...}`, facts/serving_logs.dynamo_workers), with no
+    container spec, no Ray backend and no second host shown: it runs its graph's services as local processes, and
+    each vLLM worker starts its ranks as its own children: ok (corpus 2873, 2875).
     A Ray cluster whose `ray status` shows every node's GPUs, all of them on one node (a CPU head beside one GPU node,
     corpus 2386), with no container spec shown: Ray runs each GPU worker on that node as a child of its raylet, in one
     IPC namespace: ok.
@@ -812,6 +826,15 @@ def ipc_isolation(container: ContainerInfo | None = None, docker_containers: Doc
                   "on that node, as child processes of its raylet in one IPC namespace (one container or pod per Ray "
                   "node), so no container boundary splits the GPUs' ranks",
                   actual={"node_gpus": list(ray_cluster.node_gpus)}, evidence=list(ray_cluster.lines))
+    grouped = [w for w in (serving_log.dynamo_workers if serving_log is not None else ()) if w[1] > 1]
+    if grouped and docker_containers is None and serving_log is not None and not serving_log.multi_host \
+            and not any(ray for _, _, ray in serving_log.dynamo_workers):
+        # `dynamo serve` runs its graph's services as local processes, and each vLLM worker starts its TP ranks as its
+        # own children (vLLM's multiprocessing executor, no Ray): a group never spans a container boundary.
+        return ok("dynamo serve starts its graph's workers as local processes, and each vLLM worker its tensor-parallel "
+                  "ranks as its own children (" + ", ".join(f"{name}: TP {tp}" for name, tp, _ in grouped)
+                  + "): no container boundary splits a group, its ranks share one IPC namespace",
+                  actual={"workers": {name: tp for name, tp, _ in grouped}}, evidence=[serving_log.dynamo_line[:300]])
     here = [c for c in (engine_commands.commands if engine_commands is not None else ())
             if (c.ranks_started_here or 0) > 1]
     if here and docker_containers is None:

@@ -1316,7 +1316,9 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
     user's words of corpus 1050 and 1052) shows no NVLink: unknown. The user's words that say the GPUs are NVLinked
     (`2xH200 NVlinked`, corpus 848) read the name as its NVLink part (facts/gpus.stated_gpus).
     GeForce cards have no P2P with the stock driver: NCCL carries the all-reduce (vLLM at TP 2 or more on
-    GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off). GeForce cards whose
+    GeForce cards not shown NVLink-connected: not an issue, vLLM's own P2P test turns it off; so is
+    `--disable-custom-all-reduce` there, which turns off nothing that could run, unless a P2P table shows the driver
+    giving the pair P2P, corpus 2798). GeForce cards whose
     `nvidia-smi nvlink -s` shows every link up are a bridged pair that P2P may cross: unknown until the engine's log
     says (corpus 1028). vLLM's "lacks GPU P2P capability" after its "Skipping P2P check and trusting the driver's P2P
     report" is the driver's own refusal of P2P: off by design, not an issue (corpus 1032), as where the driver's P2P
@@ -1476,6 +1478,16 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          "through NCCL instead of the faster one-shot kernels; remove it unless it is there for "
                          "debugging", actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
                          subjects=[who] if who else [], evidence=shown)
+        if geforce and not bridged and not (gpu_topology is not None and gpu_topology.has_nvlink) \
+                and not (gpu_p2p is not None and any(st == "OK" for (a, b), st in gpu_p2p.cells.items() if a != b)):
+            # The stock driver gives GeForce cards no PCIe P2P: the engine's own P2P test would keep custom all-reduce
+            # off, so the flag turns off nothing that could run (corpus 2798); a driver shown giving them P2P (a
+            # patched one, corpus 910) is judged as any PCIe pair below.
+            names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
+            return not_an_issue(f"--disable-custom-all-reduce on GeForce cards ({names}), none shown bridged: the "
+                                "stock driver gives them no PCIe P2P, so the engine's own P2P test would keep custom "
+                                "all-reduce off anyway, and NCCL carries the all-reduce either way",
+                                actual={"flag": "--disable-custom-all-reduce", "family": "geforce"}, evidence=shown)
         if tp == 2 and not geforce and gpu_p2p is not None and gpu_p2p.ok_between(topo_gpus or []):
             return issue(f"--disable-custom-all-reduce at TP=2 on a PCIe pair the driver gives P2P ({', '.join(topo_gpus or [])}"
                          "): the one-shot custom all-reduce could run there and beats NCCL on small decode "

@@ -84,10 +84,12 @@ The same engines shown decide one verdict that is not an applicability: where ev
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from stackaudit.facts._parse import argv_value
 from stackaudit.facts.gpus import USER_WORDS_TITLE, GpuInventory
 from stackaudit.facts.k8s_node import GFD_TITLE, RESOURCE_TITLE
 from stackaudit.facts.peer_access import P2pBandwidth
@@ -147,12 +149,15 @@ SUBJECTS: dict[str, Subject] = {
 # Subjects that are a serving engine's: what the check reads of it, in words for `no {words}`.
 ENGINE_SUBJECTS: dict[str, str] = {
     "torch-engine": "PyTorch (its kernels are ggml's own CUDA kernels)",
-    "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read (it has its own CUDA-graph use)",
+    "graph-engine": "vLLM, SGLang or TensorRT-LLM CUDA-graph setting to read",
     "allreduce-engine": "vLLM or SGLang custom all-reduce (it splits the model over its GPUs with its own code)",
     # FlashInfer is a PyTorch extension that vLLM, SGLang and TGI load as an attention and sampling backend; a ggml
     # engine runs its own attention kernels (ggml's flash-attention, llama.cpp's `-fa`), and loads no Python.
     "flashinfer-engine": "FlashInfer (its attention runs ggml's own kernels, with no Python package to load)",
 }
+# What a subject's words add where a ggml engine is among those shown (GGML_ENGINE_NAMES), which no other engine
+# without the subject shares (FastChat's transformers worker runs no CUDA graphs at all).
+GGML_SUBJECT_NOTES = {"graph-engine": " (it has its own CUDA-graph use)"}
 # Engine subjects about the engine's work on an NVIDIA GPU, by the GPU subject they need: where the sources show no
 # NVIDIA GPU (shown_absent: only another vendor's GPUs, or none on a whole bus), the check is not applicable whatever
 # engine runs. RT-TORCH-ARCH matches torch's CUDA kernels to the NVIDIA GPUs' compute capability. An AMD GPU keeps it
@@ -190,7 +195,10 @@ ENGINE_VERDICT_MOOT = frozenset({"allreduce-engine"})
 ENGINES_WITHOUT: dict[str, dict[str, str]] = {
     # TGI's sharded layers all-reduce through torch.distributed's NCCL process group (server/text_generation_server/
     # layers/tensor_parallel.py, https://github.com/huggingface/text-generation-inference): no custom all-reduce.
-    "allreduce-engine": {"trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)",
+    # FastChat's model_worker runs transformers' generate in PyTorch's eager mode, its layers split by accelerate.
+    "graph-engine": {"fastchat": "FastChat's model_worker (Hugging Face transformers, which runs no CUDA graphs)"},
+    "allreduce-engine": {"fastchat": "FastChat's model_worker (its layer split runs no all-reduce)",
+                         "trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)",
                          "tgi": "TGI (text-generation-inference, whose shards all-reduce through torch.distributed's "
                                 "NCCL)"},
 }
@@ -226,7 +234,15 @@ ONE_PROCESS_ENGINES: dict[str, str] = {
     # program built on ggml (llama-server, ollama's runner, a binding such as Tabby's or llama-cpp-python) loads the
     # library into its own process, which drives the GPUs it lists (corpus 2370).
     "ggml": "the ggml program whose device list shows one GPU (llama.cpp's library) serves from its own process",
+    # LMDeploy's TurboMind backend (`lmdeploy serve api_server M --backend turbomind`, TURBOMIND): a C++ engine the
+    # server loads through its Python binding and drives from its own process, one thread per GPU (lmdeploy/turbomind/
+    # turbomind.py); its PyTorch backend starts worker processes for a TP above 1, and may pick itself where no backend
+    # is named (corpus 2868).
+    "turbomind": "LMDeploy's TurboMind backend runs the model inside the server's own process",
+    # FastChat's model_worker (facts/engine_command.FASTCHAT_WORKERS): transformers in the worker's one process.
+    "fastchat": "FastChat's model_worker runs the model with transformers in its one process",
 }
+TURBOMIND = "turbomind"
 # Flags that split a model's tensors over several GPUs (vLLM's and SGLang's TP, llama.cpp's row and tensor split
 # modes): llama.cpp's tensor split reduces over NCCL where it is built with GGML_CUDA_NCCL, and NCCL's shared-memory
 # transport between GPUs without P2P keeps its buffers in /dev/shm even within one process.
@@ -236,7 +252,11 @@ SPLIT_OVER_GPUS = re.compile(r"--tensor[-_]parallel|--tp\b|(?:--split-mode|-sm)(
 def one_process_engine(shown: tuple[str, ...], commands: tuple[tuple[str, ...], ...] = ()) -> str:
     """Why every engine the pasted sources show serves from one process (ONE_PROCESS_ENGINES), in words; "" where
     none is shown, where one is another engine or unnamed (""), or where a command shown splits its model over GPUs
-    (SPLIT_OVER_GPUS). `commands` holds the argv of each engine command the paste shows."""
+    (SPLIT_OVER_GPUS). `commands` holds the argv of each engine command the paste shows. LMDeploy is such an engine
+    where a command of it is shown and every one names the TurboMind backend (TURBOMIND)."""
+    lmdeploy = [argv for argv in commands if argv and posixpath.basename(argv[0]) == "lmdeploy"]
+    if lmdeploy and all(argv_value(argv, ("--backend",)) == TURBOMIND for argv in lmdeploy):
+        shown = tuple(TURBOMIND if e == "lmdeploy" else e for e in shown)
     if not shown or any(e not in ONE_PROCESS_ENGINES for e in shown):
         return ""
     if any(SPLIT_OVER_GPUS.search(" ".join(argv)) for argv in commands):
@@ -252,6 +272,7 @@ def one_process_engine(shown: tuple[str, ...], commands: tuple[tuple[str, ...], 
 ENGINES_WITHOUT_NCCL: dict[str, str] = {
     "ollama": "ollama, which splits a model over its GPUs by layers inside one runner process",
     "llamacpp": "llama.cpp, whose layer split copies activations between its GPUs inside one process",
+    "fastchat": "FastChat's model_worker, whose layers accelerate places over its GPUs inside one process",
 }
 
 
@@ -291,7 +312,8 @@ def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
     if subject not in ENGINE_SUBJECTS or not shown or any(e not in lacking for e in shown):
         return ""
     names = " and ".join(dict.fromkeys(lacking[e] for e in shown))
-    return (f"the only engine the paste shows is {names}: no {ENGINE_SUBJECTS[subject]}; an engine the paste does not "
+    note = GGML_SUBJECT_NOTES.get(subject, "") if any(e in GGML_ENGINE_NAMES for e in shown) else ""
+    return (f"the only engine the paste shows is {names}: no {ENGINE_SUBJECTS[subject]}{note}; an engine the paste does not "
             "show is not judged")
 
 

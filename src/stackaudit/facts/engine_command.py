@@ -24,7 +24,14 @@ import shlex
 import warnings
 from dataclasses import dataclass, replace
 
-from stackaudit.facts._parse import ParseError, argv_value, first_command, parallel_size, sequenced_commands
+from stackaudit.facts._parse import (
+    TP_FLAGS,
+    ParseError,
+    argv_value,
+    first_command,
+    parallel_size,
+    sequenced_commands,
+)
 from stackaudit.facts.processes import (
     CONFIG_FLAGS,
     RANK_LAUNCHERS,
@@ -80,7 +87,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "quantize.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
-                "openrlhf", "lightllm")
+                "openrlhf", "lightllm", "infer_backend", "fastchat")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -121,6 +128,10 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"auto-devices|gpu-memory|cai-chat|model-menu|auto-launch)\b"
                           # an RL trainer that starts vLLM engines for its rollouts (VLLM_ROLLOUT_TRAINERS)
                           r"|-m\s+openrlhf\.cli\.train_ppo_ray\b"
+                          # FastChat's model workers (FASTCHAT_WORKERS)
+                          r"|-m\s+fastchat\.serve\.(?:model|vllm)_worker\b"
+                          # LLaMA-Factory serving on its vLLM backend (LLAMAFACTORY_PROGRAMS)
+                          r"|--infer_backend[=\s]+vllm\b"
                           # KTransformers' chat and server scripts with a flag of its own (KTRANSFORMERS_FLAGS)
                           r"|\b(?:local_chat\.py|main\.py|ktransformers)\s.*--(?:gguf_path|optimize_config_path|"
                           r"optimize_rule_path|cpu_infer)\b"
@@ -189,6 +200,74 @@ VLLM_ROLLOUT_TRAINERS: dict[str, dict[str, str]] = {
                                    "--vllm_gpu_memory_utilization": "--gpu-memory-utilization",
                                    "--vllm_enable_sleep": "--enable-sleep-mode"},
 }
+
+
+# LLaMA-Factory (hiyouga/LLaMA-Factory) serves a model on vLLM where `--infer_backend vllm` says so: its API and chat
+# programs (`llamafactory-cli api|chat|webchat`, `python src/api.py` of its releases before the CLI) pass its own flags
+# to vLLM's AsyncEngineArgs, with tensor_parallel_size the GPUs it sees (src/llamafactory/chat/vllm_engine.py:
+# `"tensor_parallel_size": get_device_count() or 1`, `"enforce_eager": model_args.vllm_enforce_eager`; corpus 2866).
+# Its program (None: any subcommand), and its flag -> vLLM's. Its booleans are HfArgumentParser's: the flag alone, or
+# with `true`/`false` after it.
+LLAMAFACTORY_PROGRAMS: dict[str, tuple[str, ...] | None] = {"llamafactory-cli": ("api", "chat", "webchat"),
+                                                            "api.py": None, "cli_demo.py": None, "web_demo.py": None}
+LLAMAFACTORY_VLLM_FLAGS = {"--model_name_or_path": "--model", "--vllm_maxlen": "--max-model-len",
+                           "--vllm_gpu_util": "--gpu-memory-utilization", "--vllm_enforce_eager": "--enforce-eager"}
+LLAMAFACTORY_BOOLEANS = frozenset(("--vllm_enforce_eager",))
+# FastChat (lm-sys/FastChat) serves each model from a worker its controller reaches over HTTP: `python3 -m
+# fastchat.serve.model_worker --model-path M --num-gpus 2` loads the model with Hugging Face transformers in its one
+# process, its layers placed over `--num-gpus` GPUs by accelerate's device map (fastchat/model/model_adapter.py
+# load_model: `device_map="sequential"`, `max_memory` per GPU), which moves activations between GPUs in that process,
+# with no NCCL and no CUDA graphs (engine "fastchat"); `fastchat.serve.vllm_worker` runs vLLM with its own engine
+# arguments, `--num-gpus` above 1 its tensor_parallel_size (fastchat/serve/vllm_worker.py: `if args.num_gpus > 1:
+# args.tensor_parallel_size = args.num_gpus`). Its controller and API server hold no model. The worker module -> engine.
+FASTCHAT_WORKERS = {"fastchat.serve.model_worker": "fastchat", "fastchat.serve.vllm_worker": "vllm"}
+
+
+def fastchat_worker_argv(words: list[str]) -> tuple[str, tuple[str, ...]] | None:
+    """The engine a FastChat worker command runs (FASTCHAT_WORKERS) and its arguments from the module on, its vLLM
+    worker's `--num-gpus` above 1 given as vLLM's `--tensor-parallel-size`; None for any other command."""
+    if len(words) < 3 or not posixpath.basename(words[0]).startswith("python") or words[1] != "-m" \
+            or words[2] not in FASTCHAT_WORKERS:
+        return None
+    engine, argv = FASTCHAT_WORKERS[words[2]], tuple(words[2:])
+    gpus = argv_value(argv, ("--num-gpus",))
+    if engine == "vllm" and gpus is not None and argv_value(argv, TP_FLAGS) is None:
+        argv += ("--tensor-parallel-size", gpus) if not gpus.isdecimal() or int(gpus) > 1 else ()
+    return engine, argv
+
+
+# The TP it runs where the command does not show how many GPUs it sees: a value that is no count (_parse.sizes_unread).
+GPUS_SEEN = "<the GPUs it sees>"
+
+
+def llamafactory_vllm_argv(words: list[str], env: list[tuple[str, str]]) -> tuple[str, ...] | None:
+    """The vLLM arguments a LLaMA-Factory command on its vLLM backend runs (LLAMAFACTORY_PROGRAMS), after its program's
+    name: each of its vLLM flags renamed, a boolean kept only where true, and `--tensor-parallel-size` the devices its
+    CUDA_VISIBLE_DEVICES lists (GPUS_SEEN where the line sets none); None for any other command."""
+    program = words[1:] if words and posixpath.basename(words[0]).startswith("python") else words
+    if not program or (name := posixpath.basename(program[0])) not in LLAMAFACTORY_PROGRAMS:
+        return None
+    subcommands = LLAMAFACTORY_PROGRAMS[name]
+    if subcommands is not None and (len(program) < 2 or program[1] not in subcommands):
+        return None
+    if (argv_value(program, ("--infer-backend",)) or "").lower() != "vllm":
+        return None
+    argv = [program[0], *program[1:2 if subcommands is not None else 1]]
+    for k, word in enumerate(program):
+        flag, eq, value = word.partition("=")
+        if flag not in LLAMAFACTORY_VLLM_FLAGS:
+            continue
+        if not eq and k + 1 < len(program) and not program[k + 1].startswith("-"):
+            value = program[k + 1]
+        if flag in LLAMAFACTORY_BOOLEANS:
+            if value.lower() in ("", "true", "yes", "1"):
+                argv.append(LLAMAFACTORY_VLLM_FLAGS[flag])
+        elif value:
+            argv += [LLAMAFACTORY_VLLM_FLAGS[flag], value]
+    visible = dict(env).get("CUDA_VISIBLE_DEVICES")
+    devices = [d for d in (visible or "").split(",") if d.strip()]
+    argv += ["--tensor-parallel-size", str(len(devices)) if visible is not None and devices else GPUS_SEEN]
+    return tuple(argv)
 
 
 def rollout_engine_argv(module: str, words: list[str]) -> tuple[str, ...]:
@@ -1213,6 +1292,10 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         return EngineCommand("textgen", tuple(words[1:]), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and len(words) > 2 and words[1] == "-m" and words[2] in VLLM_ROLLOUT_TRAINERS:
         return EngineCommand("vllm", rollout_engine_argv(words[2], words[3:]), tuple(env), line.strip(), cut=cut)
+    if (worker := fastchat_worker_argv(words)) is not None:
+        return EngineCommand(worker[0], worker[1], tuple(env), line.strip(), cut=cut)
+    if (wrapped := llamafactory_vllm_argv(words, env)) is not None:
+        return EngineCommand("vllm", wrapped, tuple(env), line.strip(), cut=cut)
     ktransformers = words[1:] if program.startswith("python") else words
     if ktransformers and posixpath.basename(ktransformers[0]) in KTRANSFORMERS_PROGRAMS \
             and any(w.split("=", 1)[0] in KTRANSFORMERS_FLAGS for w in ktransformers[1:]):

@@ -324,6 +324,10 @@ class ServingEngine:
                 # Xinference's server starts no model: each is launched later (its web UI, `xinference launch`) on the
                 # GPUs that launch gives it (facts/model_placement.py), so its own command names no TP (corpus 2869).
                 return None
+            if self.shown.engine == "fastchat":
+                # FastChat's model_worker places the model's layers over `--num-gpus` GPUs (1 by default) with
+                # accelerate's device map (engine_command.FASTCHAT_WORKERS): a group of GPUs, no TP size.
+                return 1 if argv_value(self.shown.argv, ("--num-gpus",)) in (None, "1") else None
             if self.shown.engine == "textgen":
                 # text-generation-webui's loaders split the model's layers over the GPUs its `--gpu-split` or
                 # `--gpu-memory` lists, or over every GPU it sees: no TP flag, and no count a missing one defaults to.

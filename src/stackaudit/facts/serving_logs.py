@@ -546,6 +546,14 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
                 r"Model Load Format|Number of GPUs|Disable Custom All-Reduce|Quantization Format|Context Length|"
                 r"Enforce Eager Mode|KV Cache Data ?Type?|Device) = )"), "vllm",
      ("Aphrodite Engine", " = ")),
+    # NVIDIA Dynamo's `dynamo serve` (0.1-0.3, Rust's tracing format: UTC ISO time, two spaces, level, `module.function:`)
+    # prints the resolved config of its graph's services (`INFO utils.resolve_service_config: Running dynamo serve with
+    # config: {..., 'VllmWorker': {'enforce-eager': True, 'tensor-parallel-size': 8, ...}}`, `serve.serve: Running dynamo
+    # serve with service configs {...}`) and the vLLM build it runs (`__init__.vllm_version_matches_substr: Using
+    # ai_dynamo_vllm`); its vLLM workers' keys are vLLM's own flags (ai-dynamo/dynamo#1405, #1229; corpus 2873, 2875).
+    (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+[\w.]+: "
+                r"(?:Running dynamo serve with (?:service )?configs?:? \{.*'(?:VllmWorker|PrefillWorker)': \{"
+                r"|Using ai_dynamo_vllm\b)"), "vllm", ("Running dynamo serve with", "Using ai_dynamo_vllm")),
     # Triton's metrics start-up message without glog's prefix, as a log viewer shows a pod's messages, each in quotes
     # (`"found 1 GPUs supporting NVML metrics`, GKE's, corpus 1817): the message is metrics.cc's alone.
     (re.compile(r"^\s*\"?found \d+ GPUs supporting NVML metrics\"?\s*$"), "triton", ("GPUs supporting NVML",)),
@@ -846,6 +854,10 @@ class ServingLog:
     # The first of vLLM's stats lines as llm_engine.py printed them (VLLM_2023_STATS), 0.1.4 to 0.2.7: a release of
     # those, most of which (before 0.2.6) captured no CUDA graphs.
     vllm_2023_stats_line: str = ""
+    # The vLLM worker services of Dynamo's `dynamo serve` config line whose sections it shows whole (dynamo_workers):
+    # (service, TP, runs on Ray), and the line.
+    dynamo_workers: tuple[tuple[str, int, bool], ...] = ()
+    dynamo_line: str = ""
     channels: tuple[NcclChannel, ...] = ()
     nccl_hosts: tuple[str, ...] = ()  # hostnames in NCCL lines (more than one: multi-node)
     nccl_devices: tuple[int, ...] = ()  # the CUDA devices of NCCL lines' `host:pid:tid [3] NCCL` tags
@@ -1675,7 +1687,7 @@ _NVLS_UP = re.compile(r"\b[1-9]\d* nvls channels\b|NVLS multicast support is ava
 _NCCL_ENV = re.compile(r"\b(NCCL_[A-Z0-9_]+) set by environment to (\S+)"
                        r"|\b(NCCL_IB_HCA|NCCL_SOCKET_IFNAME) set to (\S+)"
                        r"|\bFailed to find CUDA library in \S+ \((NCCL_CUDA_PATH)=([^)\s]+)\)")
-_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor_parallel_size['\"]:\s*(\d+)"
+_TP = re.compile(r"\b(?:tensor_parallel_size|tp_size)=(\d+)|['\"]tensor[_-]parallel[_-]size['\"]:\s*(\d+)"
                  r"|\bengine_args\.tensor_parallel_size: (\d+)"  # FastChat's vLLM worker
                  # lmdeploy: its engine config (`backend_config=TurbomindEngineConfig(dtype='float16', model_format=None,
                  # tp=2, ...)`, PytorchEngineConfig the same) and TurboMind's model config (TURBOMIND_CONFIG_OPEN: INI
@@ -1691,7 +1703,8 @@ _GPU_IDX_ARG = re.compile(r"\bgpu_idx['\"]?\s*[=:]\s*\[(?P<idx>\d+(?:, *\d+)*)\]
 _PP = re.compile(r"\b(?:pipeline_parallel_size|pp_size)=(\d+)|['\"]pipeline_parallel_size['\"]:\s*(\d+)")
 _DP = re.compile(r"\b(?:data_parallel_size|dp_size)=(\d+)|['\"]data_parallel_size['\"]:\s*(\d+)")
 _EAGER = re.compile(r"\benforce_eager\s*[=:]\s*['\"]?(True|False)|\bdisable_cuda_graph\s*=\s*(True|False)|"
-                    r"['\"]enforce_eager['\"]:\s*(True|False)|\bEnforce Eager Mode = (True|False)")
+                    # the engine's args as a dict, Dynamo's service config in vLLM's flag names (`'enforce-eager': True`)
+                    r"['\"]enforce[_-]eager['\"]:\s*(True|False)|\bEnforce Eager Mode = (True|False)")
 # The line of a launcher or engine that sets OMP_NUM_THREADS in each worker it starts, the value in group 1 or 2:
 # torch.distributed's (torch/distributed/run.py), and vLLM's own where the variable is not set in its environment
 # (multiproc_gpu_executor.py, multiproc_worker_utils.py: "Reducing Torch parallelism from 52 threads to 1").
@@ -2136,6 +2149,53 @@ def ggml_release(lines: list[str]) -> tuple[str, str]:
     return "", ""
 
 
+# Dynamo's resolved service config (ENGINE_CONSOLES): each service a dict of its settings; a vLLM worker's
+# (`VllmWorker`, `PrefillWorker` of its vLLM graphs) are vLLM's own flags without their dashes, `ServiceArgs` Dynamo's.
+DYNAMO_CONFIG = "Running dynamo serve with"
+_DYNAMO_WORKER = re.compile(r"'(?P<name>\w*Worker)': (?=\{)")
+
+
+def _dict_end(text: str, start: int) -> int | None:
+    """The index after the `}` that closes the dict literal opening at `start`, braces in quoted strings aside; None
+    where the text ends first (a line the paste cuts)."""
+    depth, quote = 0, ""
+    for k in range(start, len(text)):
+        c = text[k]
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return k + 1
+    return None
+
+
+def dynamo_workers(line: str) -> tuple[tuple[str, int, bool], ...]:
+    """The vLLM worker services a `dynamo serve` config line shows whole (a section the paste cuts is left out): each
+    one's name, its TP (`'tensor-parallel-size'`, vLLM's default 1) and whether it runs its ranks on Ray
+    (`'distributed-executor-backend': 'ray'`)."""
+    import ast
+
+    workers: list[tuple[str, int, bool]] = []
+    for m in _DYNAMO_WORKER.finditer(line):
+        end = _dict_end(line, m.end())
+        try:
+            section = ast.literal_eval(line[m.end():end]) if end is not None else None
+        except (ValueError, SyntaxError):
+            section = None
+        if not isinstance(section, dict):
+            continue
+        tp = next((section[k] for k in ("tensor-parallel-size", "tensor_parallel_size") if k in section), 1)
+        ray = any(section.get(k) == "ray" for k in ("distributed-executor-backend", "distributed_executor_backend"))
+        if isinstance(tp, int) or (isinstance(tp, str) and tp.isdecimal()):
+            workers.append((m.group("name"), int(tp), ray))
+    return tuple(workers)
+
+
 def parse_serving_log(text: str) -> ServingLog:
     """Parse vLLM / SGLang / llama.cpp / ollama / Triton server log lines, TensorRT-LLM's runtime lines and NCCL INFO
     lines (everything else is ignored)."""
@@ -2451,7 +2511,7 @@ def parse_serving_log(text: str) -> ServingLog:
         if not graphs and "non-default args" in low and _args_keep_graph_default(text_l):
             graphs = "defaults"  # the flags the user set leave vLLM's default, graphs on
             graph_lines.append(text_l)
-        m = _TP.search(text_l) if tp is None and ("tensor_para" in low or "tp_size" in low
+        m = _TP.search(text_l) if tp is None and ("tensor_para" in low or "tensor-para" in low or "tp_size" in low
                                                   or "engineconfig(" in low) else None
         if m and int(size := next(g for g in m.groups() if g)) > 0:
             tp = int(size)
@@ -2588,7 +2648,9 @@ def parse_serving_log(text: str) -> ServingLog:
     if tree is not None and not path_lines:
         path_lines = list(tree.lines[:4])
     tgi = TGI_IMAGE_LABEL.search(text) if "Docker label" in text else None
+    dynamo_line = next((ln for ln in relevant if DYNAMO_CONFIG in ln and console_engine(ln) == "vllm"), "")
     return ServingLog(
+        dynamo_workers=dynamo_workers(dynamo_line) if dynamo_line else (), dynamo_line=dynamo_line,
         tgi_image=tgi.group(1) if tgi else "", tgi_image_smi=bool(tgi and tgi.group(2) is not None),
         engine=engine, line_count=len(relevant), custom_ar_disabled=tuple(ar), p2p_cache_paths=tuple(cache_paths),
         p2p_cache_generated=generated, p2p_check_skipped=skipped, p2p_failures=tuple(p2p_fail), nccl_version=version, nccl_cuda=nccl_cuda,

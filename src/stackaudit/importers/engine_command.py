@@ -353,7 +353,7 @@ MAX_ECHO_DISTANCE = 40
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "quantize.py", "build.py", "command:",
                    "args:", "tritonserver", "trtserver", "text-generation-launcher", "ollama serve", "ollama app.exe", "mlc_llm", "namespace(",
                    "server.py", "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers",
-                   "local_chat", "openrlhf",
+                   "local_chat", "openrlhf", "infer_backend", "fastchat",
                    # a vLLM config file's key (facts/engine_command.vllm_config_block)
                    *(f"{f[2:]}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :")),
                    *(f"{f[2:].replace('-', '_')}{sep}" for f in VLLM_ONLY_FLAGS for sep in (":", " :"))),
@@ -430,6 +430,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and "quantize.py" not in low
                 and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low
                 and "llamafile" not in low and "ktransformers" not in low and "local_chat" not in low
+                and "infer_backend" not in low
                 and not any(p in low for p in WEIGHT_SYNC_SERVERS)) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
