@@ -1396,7 +1396,7 @@ def _vgpu_slice(memory: EngineGpuMemory, inventory: GpuInventory | None) -> Outc
         return None
     models = ", ".join(dict.fromkeys(r.model for r in inventory.gpus)) if inventory else ""
     said = ", ".join(f"{gpu} {mib / 1024:.2f} GiB" for gpu, mib in seen.items())
-    return issue(f"the engine's GPU memory is a HAMi vGPU slice ({said} of a {models}, {whole / 1024:g} GiB): "
+    return issue(f"the engine's GPU memory is a HAMi vGPU slice, {said} of a {models} ({whole / 1024:g} GiB): "
                  f"HAMi-core, the vGPU layer HAMi loads into a pod's containers, is at work in the engine's process "
                  f"(\"{memory.vgpu_line[:160]}\"), and the memory CUDA reported there at the engine's start is a "
                  "share of the GPU, HAMi's scheduler placing other pods on the rest of its memory and SMs",
