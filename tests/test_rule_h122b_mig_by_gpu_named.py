@@ -62,6 +62,9 @@ def test_vgpu_profile_in_the_users_list() -> None:
     assert parse_user_gpus("- GPU: NVIDIA A10-24Q").models == {0: "NVIDIA A10-24Q"}
     # Modelled: a board's own name is no profile.
     assert parse_user_gpus("- GPU: NVIDIA A100-PCIE-40GB").models != {0: "NVIDIA A100-PCIE-40GB"}
+    # Real (corpus 2840): a model's size after the GPU is no profile's (`-32B`); modelled: the same in a list's line.
+    assert set(parse_user_gpus("**H200 (8x H200 QwQ-32B elaich/simple-vllm-launcher):**").models.values()) == {"H200"}
+    assert parse_user_gpus("- GPU: NVIDIA H200 QwQ-32B").models == {0: "H200"}
 
 
 def test_chinese_words_before_the_gpu_key() -> None:

@@ -2288,7 +2288,7 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
         # A vGPU guest's device named after its profile (`GPU:GRID T4-4Q`, corpus 2830; `NVIDIA A10-24Q` with the
         # vendor word dropped above): the name NVML gives it, which the GPU table reads by its board (board_words).
         profile = text if VGPU_PROFILE.match(text) else f"NVIDIA {text}"
-        if VGPU_PROFILE.match(profile) and (board := board_words(profile)) and _model_in(board.split()):
+        if _vgpu_profile(profile):
             return profile
         # The brand word first is the user's, not nvidia-smi's: `Nvidia H200` is the ambiguous `H200` (SXM or NVL),
         # not the H200 SXM whose nvidia-smi name it spells (corpus 1050, 1052).
@@ -2613,9 +2613,15 @@ def listed_model(line: str) -> str:
     if key is None or _ANY_STATEMENT.search(line):
         return ""
     # A vGPU guest's GPU is named by its profile (`- GPU:GRID T4-4Q`, corpus 2830), as its driver names it.
-    if VGPU_PROFILE.match(profile := line[key.end():].strip()):
+    if _vgpu_profile(profile := line[key.end():].strip()):
         return profile
     return _laptop_or_model(re.split(r"\s+", line[key.end():].strip())[:6])
+
+
+def _vgpu_profile(text: str) -> bool:
+    """Whether the text is a vGPU profile's name (VGPU_PROFILE) whose board the GPU table names exactly: `NVIDIA
+    A10-24Q`, not a model's size after the GPU (`H200 QwQ-32B`, corpus 2840)."""
+    return VGPU_PROFILE.match(text) is not None and bool(exact_name(board_words(text) or ""))
 
 
 def _laptop_or_model(words: list[str], first: int = 6) -> str:
