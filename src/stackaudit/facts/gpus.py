@@ -2363,11 +2363,17 @@ _ANY_STATEMENT = re.compile(r"(?<![\w.:+-])[1-9]\d?\s*[x×*]|(?<![\w.:+-])(?:an?
                             + _LAUNCH_SPEC.pattern + "|" + _COUNT_MEASURE.pattern, re.I)
 
 
+# The HTML tags of a GitHub comment's folded section and emphasis (`<summary>Performance on 4x RTX 4090</summary>`,
+# corpus 2902): markup around the user's words, read as a space.
+_HTML_MARKUP = re.compile(r"</?(?:summary|details|b|strong|br)\s*/?>", re.IGNORECASE)
+
+
 def stated_gpus(line: str) -> list[tuple[int, str]]:
     """The (count, model) pairs a line of the user's words states, each model as the GPU table names it.
 
-    An unknown name is no statement; a DGX system's name states its GPUs.
+    An unknown name is no statement; a DGX system's name states its GPUs. HTML markup is read as a space.
     """
+    line = _HTML_MARKUP.sub(" ", line) if "<" in line else line
     if not _ANY_STATEMENT.search(line):
         return _count_model_memory(line)
     said: list[tuple[int, str]] = _count_model_memory(line)

@@ -31,7 +31,10 @@ _RESULT_HEAD = re.compile(r"^\s*=+\s*Serving Benchmark Result\s*=+\s*$")
 _KEY_VALUE = r"[A-Za-z][\w ()/%,.-]*:\s*\S.*"
 # ... or its rules: a titled dash rule (`-----Time to First Token-----`) and the closing `=====`.
 _RESULT_LINE = re.compile(rf"^\s*(?:{_KEY_VALUE}|-+[\w ()/.-]*-+|=+)\s*$")
-_LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*\|.*\|\s*test\s*\|\s*t/s\s*\|\s*$")
+# llama-bench's header ends on `| test | t/s |`; scripts/compare-llama-bench.py's (and tables written after it, corpus
+# 2902) on a `t/s` column per compared run and the `Speedup` (`| Model | Test | t/s master | t/s branch | Speedup |`).
+_LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*(?:\|.*)?\|\s*test\s*\|\s*(?:t/s|(?:t/s [^|]+\|\s*){2,}speedup)\s*\|\s*$",
+                         re.IGNORECASE)
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
 MAX_LINES = 200  # a result block is tens of lines
 CONTEXT_LINES = 40  # lines above a block (and 10 below) searched for the command's flags that qualify it

@@ -87,12 +87,13 @@ def listed_gpu(line: str) -> bool:
 
 
 def _query_section(name: str, *, bus: str = "", persistence: str | None = None, vbios: str | None = None,
-                   mib: str | None = None, link: re.Match[str] | None = None, draw: str | None = None,
+                   mib: str | None = None, link: tuple[str, ...] | None = None, link_gen: str | None = None,
+                   draw: str | None = None,
                    limit: str | None = None, default: str | None = None, max_limit: str | None = None,
                    pstate: str | None = None, temp: str | None = None, sm_clock: str | None = None,
                    reasons: dict[str, bool] | None = None, busy_pct: int | None = None) -> str:
     """One GPU's section of `nvidia-smi -q` text, with the fields a report or list gives (None: not given; a name "":
-    not given either)."""
+    not given either); `link` is the width current and max and the generation max, `link_gen` the generation current."""
     lines = [f"GPU {bus}".rstrip()] + ([f"    Product Name                          : {name}"] if name else [])
     if busy_pct is not None:
         lines += ["    Utilization", f"        Gpu                               : {busy_pct} %"]
@@ -115,10 +116,11 @@ def _query_section(name: str, *, bus: str = "", persistence: str | None = None, 
         lines += ["    PCI",
                   "        GPU Link Info",
                   "            PCIe Generation",
-                  f"                Max                       : {link.group(3)}",
+                  f"                Max                       : {link[2]}",
+                  *([f"                Current                   : {link_gen}"] if link_gen else []),
                   "            Link Width",
-                  f"                Max                       : {link.group(2)}x",
-                  f"                Current                   : {link.group(1)}x"]
+                  f"                Max                       : {link[1]}x",
+                  f"                Current                   : {link[0]}x"]
     if limit is not None:
         lines.append("    GPU Power Readings")
         if draw:
@@ -133,9 +135,10 @@ def _query_section(name: str, *, bus: str = "", persistence: str | None = None, 
 
 def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.Match[str] | None = None) -> str:
     """One GPU's section of `nvidia-smi -q` text from report.sh's GPU bullet and the bullets below it."""
+    widths = link.groups() if link is not None else None
     if power is None:
-        return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=link)
-    return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=link,
+        return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=widths)
+    return _query_section(m.group(2), bus=bus, persistence=m.group(6), vbios=m.group(5), mib=m.group(3), link=widths,
                           draw=power.group(4), limit=power.group(1), default=power.group(2) or power.group(5),
                           max_limit=power.group(3))
 
@@ -215,6 +218,50 @@ def power_cap_sweep(lines: list[str]) -> Iterator[Found]:
             reasons={"SW Power Cap": any(int(r.group(4)) for r in results),
                      "HW Thermal Slowdown": any(int(r.group(5)) for r in results)}, busy_pct=SWEEP_BUSY_PCT)
         yield Found("power-cap sweep", i, end, command_output_appended(NVSMI_QUERY.argv, section * len(gpus)))
+        i = end
+
+
+# club-3090's PCIe capture under load: per GPU, the best link it saw while sampled under load, as current/max of the
+# generation and the width (`GPU0 gen=4/4 width=8/16  ⚠ WARN: never reached gen4 x16 under load`, corpus 2900), the
+# values of nvidia-smi's pcie.link.gen.current/max and pcie.link.width.current/max. A GPU line read as `-q`'s link:
+# the generation (current and max) and the width (current and max), named by index only. A line whose current is
+# above its max, or whose max is no PCIe width, is not read (a line cut inside the max: `width=8/1`); nor is a paste's
+# last line that ends on the max's digits, which may be cut there (`width=1/1` of `width=1/16`).
+_CAPTURE_LINK = re.compile(r"^\s*GPU(\d{1,2}) gen=(\d)/(\d) width=(\d{1,2})/(\d{1,2})(?=\s|$)")
+_PCIE_WIDTHS = frozenset({1, 2, 4, 8, 12, 16, 32})
+
+
+def _capture_link(lines: list[str], i: int) -> re.Match[str] | None:
+    m = _CAPTURE_LINK.match(lines[i])
+    if m is None or int(m.group(2)) > int(m.group(3)) or int(m.group(4)) > int(m.group(5)):
+        return None
+    if int(m.group(5)) not in _PCIE_WIDTHS or (i == len(lines) - 1 and m.end() == len(lines[i])):
+        return None
+    return m
+
+
+@importer("pcie capture links", "club-3090's PCIe capture: each GPU's best link under load (`GPU0 gen=4/4 width=8/16`)",
+          needles=(" gen=",))
+def pcie_capture_links(lines: list[str]) -> Iterator[Found]:
+    """Each run of the capture's link lines as one `nvidia-smi -q` section per GPU: the link generation and width,
+    current and max; the GPUs numbered below the first line shown (cut above it) as sections without a link."""
+    i = 0
+    while i < len(lines):
+        if not _capture_link(lines, i):
+            i += 1
+            continue
+        end = i
+        shown: dict[int, re.Match[str]] = {}
+        while end < len(lines) and (m := _capture_link(lines, end)):
+            shown.setdefault(int(m.group(1)), m)
+            end += 1
+        text = ""
+        for index in range(max(shown) + 1):
+            if (m := shown.get(index)) is None:
+                text += "GPU\n"
+                continue
+            text += _query_section("", link=(m.group(4), m.group(5), m.group(3)), link_gen=m.group(2))
+        yield Found("pcie capture links", i, end, command_output_appended(NVSMI_QUERY.argv, text))
         i = end
 
 
