@@ -242,3 +242,36 @@ def test_laptop_parts_of_four_lanes_are_in_the_mobile_table(name: str) -> None:
                                   "11th Gen Intel(R) Core(TM) i7-11800H @ 2.30GHz"])
 def test_other_parts_are_not_in_the_mobile_table(name: str) -> None:
     assert not any(re.search(d.pattern, name) for d in MOBILE_LANES), name
+
+
+# -- a Strix Halo APU: its lanes come out as x4 links only (MOBILE_LANES) -----------------------------
+
+
+@pytest.mark.parametrize("number", ["2904", "2325"])
+def test_strix_halo_egpu_at_x4_is_the_platforms_width(number: str) -> None:
+    # Corpus 2904 (an RTX 3090 over OCuLink) and 2325 (an RTX 3090 on USB4, an RTX 5070 Ti on OCuLink): rig reports
+    # of an AMD RYZEN AI MAX+ 395, each GPU at x4 of x16.
+    r = capture_checks(number, CHECK)[CHECK]
+    assert r.status == "not-an-issue", r.message
+    assert "Strix Halo" in r.message and "x4 is the platform's width" in r.message
+
+
+def test_modelled_strix_halo_variants(tmp_path: Path) -> None:
+    # Modelled on 2904's rig report: another wording of the part (lscpu's case, a PRO 390) keeps x4 the platform's;
+    # x2 of x16 is a link below it; a desktop Ryzen at x4 with one GPU stays an issue.
+    text = body("2904")
+    link = GpuLink("0000:65:00.0", cur_width=4, max_width=16)
+    for cpu in ("AMD Ryzen AI Max+ PRO 395 w/ Radeon 8060S", "AMD Ryzen AI Max 390 w/ Radeon 8050S",
+                "AMD RYZEN AI MAX 385 w/ Radeon 8050S"):
+        assert "platform's width" in split_lanes(link, cpu, 1), cpu
+    assert split_lanes(GpuLink("0000:65:00.0", cur_width=2, max_width=16), "AMD RYZEN AI MAX+ 395", 1) == ""
+    cut = text.replace("x4 lanes negotiated", "x2 lanes negotiated")
+    assert _run(tmp_path, cut).status == "issue"  # type: ignore[attr-defined]
+    desktop = text.replace("AMD RYZEN AI MAX+ 395 w/ Radeon 8060S", "AMD Ryzen 9 7950X 16-Core Processor")
+    assert _run(tmp_path, desktop).status == "issue"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", ["AMD Ryzen AI 9 HX 370 w/ Radeon 890M", "AMD Ryzen 9 7950X 16-Core Processor",
+                                  "AMD Ryzen AI 7 350 w/ Radeon 860M"])
+def test_other_ryzen_ai_parts_are_not_strix_halo(name: str) -> None:
+    assert not any(re.search(d.pattern, name) for d in MOBILE_LANES), name

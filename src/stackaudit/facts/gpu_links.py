@@ -104,6 +104,7 @@ class DesktopLanes:
     # False: a laptop CPU, whose every external GPU link (a Thunderbolt tunnel, an M.2 slot) is at most `lanes` wide,
     # whatever the number of GPUs
     shared: bool = True
+    ports: str = ""  # a laptop CPU's: where its widest links go, in words
 
 
 # Consumer desktop CPUs give their graphics slots 16 lanes in all: a board with two CPU-wired x16 slots runs them
@@ -128,9 +129,16 @@ DESKTOP_LANES = (
 # Laptop CPUs whose PCIe lanes come four to a port: Ice Lake and Tiger Lake U/G parts (`i5-1135G7`) give their
 # Thunderbolt ports a PCIe x4 tunnel and have no x8 or x16 link at all (Intel's specifications: "PCI Express
 # Configurations: Up to 1x4"), so a GPU on one (an eGPU enclosure, an M.2 adapter) trains at x4 at most.
+# AMD's Strix Halo APUs (Ryzen AI Max and Max+ 38x-39x, `AMD RYZEN AI MAX+ 395 w/ Radeon 8060S`) have 16 PCIe 4.0
+# lanes, 12 usable, in x4 links only, with no x8 or x16 graphics link (their boards' widest slot is an x4, as the
+# Framework Desktop's): a GPU on one (OCuLink, an M.2 adapter, that slot) trains at x4 at most (corpus 2904).
 MOBILE_LANES = (
     DesktopLanes(r"\bi[357]-1[01]\d{2}G[1-7]\b", "an Intel Core laptop CPU (Ice Lake or Tiger Lake, U series)", 4,
-                 "https://ark.intel.com/content/www/us/en/ark.html", shared=False),
+                 "https://ark.intel.com/content/www/us/en/ark.html", shared=False,
+                 ports="its Thunderbolt ports tunnel x4"),
+    DesktopLanes(r"(?i)\bRyzen AI Max\+? (?:PRO )?3[89]\d\b", "an AMD Strix Halo APU (Ryzen AI Max)", 4,
+                 "https://www.amd.com/en/products/processors/laptop/ryzen/ai-300-series/amd-ryzen-ai-max-plus-395.html",
+                 shared=False, ports="its lanes come out as x4 links, OCuLink and M.2 included"),
 )
 
 
@@ -146,8 +154,8 @@ def split_lanes(link: GpuLink, cpu_model: str, gpus: int) -> str:
     _, width, _ = link.expected
     mobile = next((d for d in MOBILE_LANES if re.search(d.pattern, cpu_model)), None)
     if mobile is not None and link.width_basis != "slot" and width and width > mobile.lanes == link.cur_width:
-        return (f"the {cpu_model.strip()} is {mobile.family}, which has no PCIe link wider than x{mobile.lanes} (its "
-                f"Thunderbolt ports tunnel x{mobile.lanes}): x{mobile.lanes} is the platform's width, not a link that "
+        return (f"the {cpu_model.strip()} is {mobile.family}, which has no PCIe link wider than x{mobile.lanes} "
+                f"({mobile.ports}): x{mobile.lanes} is the platform's width, not a link that "
                 "trained down")
     cpu = next((d for d in DESKTOP_LANES if re.search(d.pattern, cpu_model)), None)
     if cpu is None or gpus < 2 or link.width_basis == "slot" or width != cpu.lanes or link.cur_width != cpu.lanes // 2:
