@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from corpus import capture_checks, fact, paste_checks, pasted
-from stackaudit.facts.collect_env import capability_cut
+from stackaudit.facts.collect_env import cut_capability
 from stackaudit.facts.nvidia import paired_cuda
 from stackaudit.facts.python_env import STATED_VERSION
 from stackaudit.importers.recognition import recognise
@@ -73,10 +73,10 @@ def test_check_env_whose_torch_found_no_cuda_is_not_cuda_at_work(tmp_path: Path)
     assert paste_checks(tmp_path, text, "DRV-CUDA-COMPAT")["DRV-CUDA-COMPAT"].status != "ok"
 
 
-def test_capability_cut_is_a_prefix_of_the_label_only() -> None:
-    assert capability_cut("GPU 0,1 C") and capability_cut("GPU 0,1,2,3 Compute Capabilit")
-    assert not capability_cut("GPU 0,1 Cores") and not capability_cut("GPU 0,1: NVIDIA A100")
-    assert not capability_cut("GPU 0,1 Compute Capability: 8.0")
+def test_cut_capability_is_a_prefix_of_the_label_only() -> None:
+    assert cut_capability("GPU 0,1 Com") and cut_capability("GPU 0,1,2,3 Compute Capabilit")
+    assert not cut_capability("GPU 0,1 Cores") and not cut_capability("GPU 0,1: NVIDIA A100")
+    assert not cut_capability("GPU 0,1 Compute Capability: 8.0")
 
 
 # Modelled on corpus 2800: vLLM's newer collect_env with its headings' indent lost, another GPU and driver.

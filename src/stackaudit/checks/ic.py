@@ -1478,14 +1478,15 @@ def custom_allreduce(serving_engine: ServingEngine, serving_processes: ServingPr
                          "through NCCL instead of the faster one-shot kernels; remove it unless it is there for "
                          "debugging", actual="--disable-custom-all-reduce", expected="flag absent", severity="medium",
                          subjects=[who] if who else [], evidence=shown)
-        if geforce and not bridged and not (gpu_topology is not None and gpu_topology.has_nvlink) \
+        if geforce and engine == "vllm" and not bridged and not (gpu_topology is not None and gpu_topology.has_nvlink) \
                 and not (gpu_p2p is not None and any(st == "OK" for (a, b), st in gpu_p2p.cells.items() if a != b)):
-            # The stock driver gives GeForce cards no PCIe P2P: the engine's own P2P test would keep custom all-reduce
-            # off, so the flag turns off nothing that could run (corpus 2798); a driver shown giving them P2P (a
-            # patched one, corpus 910) is judged as any PCIe pair below.
+            # The stock driver gives GeForce cards no PCIe P2P: vLLM's own P2P test would keep custom all-reduce off,
+            # so the flag turns off nothing that could run (corpus 2798); a driver shown giving them P2P (a patched
+            # one, corpus 910) is judged as any PCIe pair below. SGLang runs it without that test unless
+            # `--enable-p2p-check` asks (above): there the flag is the fix.
             names = ", ".join(sorted({gpus.in_words(m) if gpus is not None else m for m in models.values()}))
             return not_an_issue(f"--disable-custom-all-reduce on GeForce cards ({names}), none shown bridged: the "
-                                "stock driver gives them no PCIe P2P, so the engine's own P2P test would keep custom "
+                                "stock driver gives them no PCIe P2P, so vLLM's own P2P test would keep custom "
                                 "all-reduce off anyway, and NCCL carries the all-reduce either way",
                                 actual={"flag": "--disable-custom-all-reduce", "family": "geforce"}, evidence=shown)
         if tp == 2 and not geforce and gpu_p2p is not None and gpu_p2p.ok_between(topo_gpus or []):

@@ -157,7 +157,7 @@ def proven_by_symptoms(spec: CheckSpec, outcome: Outcome, symptoms: object) -> O
     if doubted:
         first = doubted[0]
         return replace(outcome, status="unknown", coverage=None, hint=outcome.hint or first.symptom.doubt_hint,
-                       message=f"{outcome.message}; but the log shows \"{first.line}\" ({first.symptom.proves}): "
+                       message=f"{outcome.message}; but the log shows “{first.line}” ({first.symptom.proves}): "
                                f"{first.symptom.doubted}",
                        evidence=tuple(dict.fromkeys((*outcome.evidence, *(h.line for h in doubted[:3])))))
     # A line whose cause this check's facts would name (`Symptom.suspects`): an unknown outcome quotes it.
