@@ -2618,9 +2618,7 @@ def listed_model(line: str) -> str:
     key = _LIST_GPU_KEY.match(line)
     if key is None or _ANY_STATEMENT.search(line):
         return ""
-    # A vGPU guest's GPU is named by its profile (`- GPU:GRID T4-4Q`, corpus 2830), as its driver names it.
-    if _vgpu_profile(profile := line[key.end():].strip()):
-        return profile
+    # A vGPU guest's GPU is named by its profile (`- GPU:GRID T4-4Q`, corpus 2830), as its driver names it: _model_in.
     return _laptop_or_model(re.split(r"\s+", line[key.end():].strip())[:6])
 
 
