@@ -138,3 +138,28 @@ def test_modelled_cut_default_at_or_below_the_limit_is_no_cap(tmp_path: Path) ->
     line = next(li for li in CLUB_353.splitlines() if "**Power:**" in li)
     text = CLUB_353.replace(line, line[:line.index("default=") + len("default=450.")])
     assert paste_checks(tmp_path, text, PWR)[PWR].status == "ok"
+
+
+@pytest.mark.parametrize(("line", "model"), [
+    ("CPU：64 cores", None),  # corpus 2910 (llama-gpt#75): a count of cores, no model
+    ("CPU: 64 Cores / 128 threads", None),  # modelled
+    ("CPU: 16 vCPUs", None),  # modelled
+    ("CPU: AMD EPYC 7763 64-Core Processor", "AMD EPYC 7763 64-Core Processor"),  # modelled
+    ("CPU：Intel Xeon Gold 6330", "Intel Xeon Gold 6330"),  # modelled, full-width colon
+])
+def test_a_stated_cpu_is_read_only_where_it_names_a_model(line: str, model: str | None) -> None:
+    """A stated CPU line is lscpu's model name only where its value names a model; a count of cores is not one."""
+    from stackaudit.facts._parse import stated_line
+    from stackaudit.importers.rig_report import _ROW_CPU
+    m = _ROW_CPU.match(stated_line(line))
+    assert (m.group(1) if m else None) == model
+
+
+def test_a_full_width_cpu_line_is_read_gated_as_ungated() -> None:
+    """The needles gate a full-width `CPU：` line to the reader (modelled), as the reader without gates reads it."""
+    from test_importer_needles import spans, ungated
+    lines = ["My server", "CPU：Intel Xeon Gold 6330", "GPU：2x RTX 3090"]
+    gated = spans(lines)
+    with ungated():
+        assert spans(lines) == gated
+    assert any(kind == "rig report" for kind, *_ in gated[0])

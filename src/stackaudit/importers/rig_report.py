@@ -68,9 +68,10 @@ _PER_GPU_POWER = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s+(?:per|each)\s+GPU\b|"
                             r"(\d+(?:\.\d+)?)\s*(?:W|watts?)\b", re.IGNORECASE)
 # report.sh's CPU bullet: lscpu's `Model name`, then the thread count (`nproc`) in brackets. A hardware summary's
 # two-column Markdown table row (`| **CPU** | AMD Ryzen Threadripper PRO 9985WX 64-Core (128 threads) |`, corpus 860)
-# is the same statement, read in its `Key: value` form (facts/_parse.stated_line).
+# is the same statement, read in its `Key: value` form (facts/_parse.stated_line). A value that only counts cores or
+# threads (`CPU：64 cores`, corpus 2910) names no model and is not read.
 _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
-_ROW_CPU = re.compile(r"^CPU: (.+?)(?: \(\d+ threads\))?$")
+_ROW_CPU = re.compile(r"^CPU: (?!(?i:\d+\s*(?:cores?|threads?|vCPUs?|C\b)\s*(?:[/,(].*)?)$)(.+?)(?: \(\d+ threads\))?$")
 
 
 def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
@@ -146,7 +147,7 @@ def _section(m: re.Match[str], power: re.Match[str] | None, bus: str, link: re.M
 @importer("rig report", "club-3090's rig report (`scripts/report.sh`): its GPU bullets (name, power limits, link, "
           "bus) and its CPU bullet (the model name); a plain hardware list's GPU line with its power limit, or a count "
           "of one model with the limit of each",
-          needles=("**GPU ", "**CPU:**", "cpu** |", "| cpu |", "GPU:", "GPU**:", "power limit", " per GPU", " each GPU", "powercap", "power cap", "power-cap", "power-limit"),
+          needles=("**GPU ", "**CPU:**", "cpu** |", "| cpu |", "GPU:", "GPU**:", "：", "power limit", " per GPU", " each GPU", "powercap", "power cap", "power-cap", "power-limit"),
           per_line=True)
 def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
