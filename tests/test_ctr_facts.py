@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stackaudit.facts import cgroups, devices, docker, limits, lxc, shm
-from stackaudit.facts._parse import ParseError
+from stackaudit.facts._parse import ParseError, cuda_visible_devices, cuda_visible_entries
+from stackaudit.facts.container_specs import containers_from_docker_run
 from stackaudit.facts.registry import PROVIDERS, FactUnavailable, load_all
 from stackaudit.host.base import Host
 from stackaudit.host.memory import fake_host
@@ -458,3 +459,28 @@ def test_spliced_inputs_raise_only_parse_error(text: str, cut: int) -> None:
     for parser in PARSERS:
         with contextlib.suppress(ParseError):
             parser(text[cut:])
+
+
+@pytest.mark.parametrize(("value", "entries", "devices"), [
+    (None, [], None),
+    ("", [], None),
+    ("'0, 1'", ["0", "1"], ["0", "1"]),
+    ('"2"', ["2"], ["2"]),
+    ("0,,3,", ["0", "3"], ["0", "3"]),
+    ("GPU-8f3e2a1b-0000-1111-2222-333344445555,MIG-GPU-1/2/0", ["GPU-8f3e2a1b-0000-1111-2222-333344445555",
+                                                               "MIG-GPU-1/2/0"],
+     ["GPU-8f3e2a1b-0000-1111-2222-333344445555", "MIG-GPU-1/2/0"]),
+    ("all", ["all"], None),
+    ("$GPUS", ["$GPUS"], None),
+    ("0,all", ["0", "all"], None),
+    ("-1", ["-1"], None),
+])
+def test_cuda_visible_devices_one_reading(value: str | None, entries: list[str], devices: list[str] | None) -> None:
+    """One reading of CUDA_VISIBLE_DEVICES serves the process, container and command readers: quotes and blank
+    entries dropped; a list counts as devices only where every entry names one (an index, a GPU or MIG UUID)."""
+    assert cuda_visible_entries(value) == entries
+    assert cuda_visible_devices(value) == devices
+    run = f"docker run --gpus all -e CUDA_VISIBLE_DEVICES={value} vllm/vllm-openai --model m\n" if value else ""
+    if run and "$" not in run:
+        (c,) = containers_from_docker_run(run).containers
+        assert c.cuda_visible_count == (len(devices) if devices else None)

@@ -74,6 +74,25 @@ def format_cpulist(cpus: Iterable[int]) -> str:
     return ",".join(out)
 
 
+# A CUDA_VISIBLE_DEVICES entry: an index, a GPU or MIG UUID (cuda-c-programming-guide, "CUDA Environment Variables").
+CUDA_DEVICE = re.compile(r"\d+|(?:GPU|MIG)-[\w/-]+")
+
+
+def cuda_visible_entries(value: str | None) -> list[str]:
+    """CUDA_VISIBLE_DEVICES split into its entries, the quotes a shell or spec leaves around it and blank entries
+    dropped (`'0, 1'` -> ["0", "1"]); [] where it is unset or empty.
+    The entries are as written; CUDA_DEVICE tells whether each names a device."""
+    value = (value or "").strip().strip("'\"")
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def cuda_visible_devices(value: str | None) -> list[str] | None:
+    """CUDA_VISIBLE_DEVICES's entries where every one names a device (CUDA_DEVICE); None where it is unset, empty or
+    holds anything else (`all`, `$GPUS`, `-1`)."""
+    entries = cuda_visible_entries(value)
+    return entries if entries and all(CUDA_DEVICE.fullmatch(v) for v in entries) else None
+
+
 def whole_int(text: str | None) -> int | None:
     """`text`, white space stripped, as an integer when it is one whole (a sysfs value: `-1`, `16`); else None."""
     t = (text or "").strip()

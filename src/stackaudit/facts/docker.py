@@ -15,6 +15,8 @@ from typing import Any
 from stackaudit.facts._parse import (
     ParseError,
     argv_value,
+    cuda_visible_devices,
+    cuda_visible_entries,
     engine_of,
     parse_cpulist,
     sizes_from_argv,
@@ -572,8 +574,6 @@ _KEEP_ALIVE = re.compile(r"(?:/\S*/)?(?:sleep (?:\d{4,}[smhd]?|\d+[hd]|inf(?:ini
 # a serving engine without installing one first (pytorch#184277: `docker run -it --gpus=all ubuntu:22.04`).
 BASE_OS_IMAGES = re.compile(r"^(?:docker\.io/)?(?:library/)?(?:ubuntu|debian|centos|rockylinux|almalinux|fedora|alpine"
                             r"|busybox|amazonlinux|opensuse/leap|nvidia/cuda:[\w.-]*-base-[\w.-]*)(?::[\w.-]+)?$")
-# A CUDA_VISIBLE_DEVICES entry: an index, a GPU or MIG UUID (cuda-c-programming-guide, "CUDA Environment Variables").
-_CUDA_DEVICE = re.compile(r"\d+|(?:GPU|MIG)-[\w/-]+")
 # What CUDA takes as the start of a CUDA_VISIBLE_DEVICES entry: digits (parsed as strtoul does) or a UUID's prefix.
 _CUDA_ENTRY_START = re.compile(r"\d|(?:GPU|MIG)-", re.IGNORECASE)
 # A program's `--device` value that names CUDA (`cuda`, `cuda:0`).
@@ -802,16 +802,15 @@ class DockerContainer:
     def cuda_asked(self) -> str:
         """What in a whole pasted spec tells its program to run on CUDA: its command's `--device cuda` (`cuda:N`,
         infinity's, sentence-transformers servers' flag) or a CUDA_VISIBLE_DEVICES of GPU indices or UUIDs
-        (_CUDA_DEVICE) in its environment; "" where neither does, or the spec is an excerpt. A GPU container by
+        (facts/_parse.CUDA_DEVICE) in its environment; "" where neither does, or the spec is an excerpt. A GPU container by
         intent (corpus 2677: `--device cuda` and `CUDA_VISIBLE_DEVICES='2'`)."""
         if not self.origin or self.excerpt:
             return ""
         device = (self.flag("--device") or "").strip("'\"")
         if _CUDA_FLAG.fullmatch(device):
             return f"--device {device}"
-        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
-        entries = [v.strip() for v in value.split(",") if v.strip()]
-        return f"CUDA_VISIBLE_DEVICES={value}" if entries and all(_CUDA_DEVICE.fullmatch(v) for v in entries) else ""
+        devices = cuda_visible_devices(self.env_value("CUDA_VISIBLE_DEVICES"))
+        return f"CUDA_VISIBLE_DEVICES={','.join(devices)}" if devices else ""
 
     @property
     def cuda_visible_none(self) -> str:
@@ -882,9 +881,8 @@ class DockerContainer:
     def cuda_visible_count(self) -> int | None:
         """How many GPUs CUDA_VISIBLE_DEVICES in its environment lists (CUDA enumerates no other device inside
         the container); None where it is not set, or set to a value that is not a list of GPUs."""
-        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
-        entries = [v.strip() for v in value.split(",") if v.strip()]
-        return len(entries) if entries and all(_CUDA_DEVICE.fullmatch(v) for v in entries) else None
+        devices = cuda_visible_devices(self.env_value("CUDA_VISIBLE_DEVICES"))
+        return len(devices) if devices else None
 
     @property
     def cuda_ordinals_missing(self) -> tuple[int, ...]:
@@ -895,10 +893,10 @@ class DockerContainer:
         and CUDA stops its list at the first index with no device, so `2,3` there leaves no GPU (vllm#9865).
         UUIDs name a GPU wherever it sits; a privileged container sees every GPU of the host."""
         given = self.gpu_count
-        value = (self.env_value("CUDA_VISIBLE_DEVICES") or "").strip().strip("'\"")
         if given is None or self.privileged:
             return ()
-        return tuple(int(v) for v in (e.strip() for e in value.split(",")) if v.isdecimal() and int(v) >= given)
+        entries = cuda_visible_entries(self.env_value("CUDA_VISIBLE_DEVICES"))
+        return tuple(int(v) for v in entries if v.isdecimal() and int(v) >= given)
 
     @property
     def gpus_visible_at_most(self) -> int | None:

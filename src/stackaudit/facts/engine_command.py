@@ -28,6 +28,7 @@ from stackaudit.facts._parse import (
     TP_FLAGS,
     ParseError,
     argv_value,
+    cuda_visible_entries,
     first_command,
     parallel_size,
     sequenced_commands,
@@ -264,9 +265,8 @@ def llamafactory_vllm_argv(words: list[str], env: list[tuple[str, str]]) -> tupl
                 argv.append(LLAMAFACTORY_VLLM_FLAGS[flag])
         elif value:
             argv += [LLAMAFACTORY_VLLM_FLAGS[flag], value]
-    visible = dict(env).get("CUDA_VISIBLE_DEVICES")
-    devices = [d for d in (visible or "").split(",") if d.strip()]
-    argv += ["--tensor-parallel-size", str(len(devices)) if visible is not None and devices else GPUS_SEEN]
+    devices = cuda_visible_entries(dict(env).get("CUDA_VISIBLE_DEVICES"))
+    argv += ["--tensor-parallel-size", str(len(devices)) if devices else GPUS_SEEN]
     return tuple(argv)
 
 

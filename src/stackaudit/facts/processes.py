@@ -31,7 +31,7 @@ import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from stackaudit.facts._parse import ParseError, argv_value, parse_cpulist
+from stackaudit.facts._parse import ParseError, argv_value, cuda_visible_entries, parse_cpulist
 from stackaudit.facts.limits import ResourceLimits, parse_limits
 from stackaudit.facts.registry import FactContext, FactUnavailable, provider
 from stackaudit.host.base import Host, NotCaptured, read_text
@@ -94,8 +94,7 @@ class ProcessInfo:
     @property
     def visible_devices(self) -> list[str] | None:
         """CUDA_VISIBLE_DEVICES as a list (`0, 1` -> ["0", "1"]); None where it is not set or empty."""
-        value = self.env("CUDA_VISIBLE_DEVICES")
-        return [v.strip() for v in value.split(",") if v.strip()] if value else None
+        return cuda_visible_entries(self.env("CUDA_VISIBLE_DEVICES")) or None
 
     @property
     def rank_gpu(self) -> int:
