@@ -86,14 +86,19 @@ def test_corpus_feature_the_named_model_lacks(prefix: str, check: str, model: st
     assert result.status == "not-applicable" and model in result.message
 
 
-def test_cut_model_line_keeps_ecc_open(tmp_path: Path) -> None:
-    # Modelled on 2836: the list cut before its model names no GPU, so ECC stays unknown.
-    results = paste_checks(tmp_path, "### What is the issue?\n\nslow\n_Ubuntu, AMD, nVidia_\n", "MEM-ECC-MODE")
-    assert results["MEM-ECC-MODE"].status == "unknown"
+# ollama's issue form as 2836 fills it: the machine's list, then the release under its heading (what makes it a paste).
+_FORM = "### What is the issue?\n\nslow\n{}\n\n### Ollama version\n\n0.7.0\n"
+
+
+def test_pascal_geforce_in_another_list_is_not_applicable(tmp_path: Path) -> None:
+    # Modelled on 2836: another OS, CPU vendor and a Pascal GeForce, in bold.
+    results = paste_checks(tmp_path, _FORM.format("**Linux, Intel, GTX 1080**"), "MEM-ECC-MODE")
+    assert results["MEM-ECC-MODE"].status == "not-applicable" and "Pascal" in results["MEM-ECC-MODE"].message
+    assert inline_listed_model("_Ubuntu, AMD, nVidia_") == ""  # the list cut before its model names no GPU
 
 
 def test_ada_geforce_in_the_same_list_keeps_ecc_open(tmp_path: Path) -> None:
-    results = paste_checks(tmp_path, "### What is the issue?\n\nslow\n_Ubuntu, AMD, nVidia 4090_\n", "MEM-ECC-MODE",
+    results = paste_checks(tmp_path, _FORM.format("_Ubuntu, AMD, nVidia 4090_"), "MEM-ECC-MODE",
                            "MEM-MIG")
     assert results["MEM-ECC-MODE"].status == "unknown"
     assert results["MEM-MIG"].status == "not-applicable"
