@@ -524,6 +524,10 @@ _ARCH_WORDS = (
     (re.compile(r"(?<!RTX )\bA(?:2|16|30)\b", re.I), "Ampere", ""),
     # The small-form-factor and embedded Ada cards: `RTX 4000 SFF Ada Generation`, `RTX 2000E Ada Generation`.
     (re.compile(r"\bRTX 40[5-9]0\b|\bRTX ?40(?:xx|[- ]?series)\b|\bRTX \d{4}E?(?: SFF)? Ada\b", re.I), "Ada Lovelace", ""),
+    # The Ada data-center card NVIDIA sells in China beside the L20 (2024), without a table row: `NVIDIA L2` (CUDA's
+    # device name; llama.cpp lists it `NVIDIA L2, compute capability 8.9`, corpus 2825). Its whole name only: `L2`
+    # alone is a CPU cache's name as often.
+    (re.compile(r"^\s*NVIDIA L2\s*$", re.I), "Ada Lovelace", "8.9"),
     (re.compile(r"\bG?H(?:20|100|200|800)\b", re.I), "Hopper", ""),
     # The nvidia-smi table cuts every RTX PRO Blackwell name after `Blac` (`NVIDIA RTX PRO 4500 Blac...`, CUT_MARKS).
     # A variant's memory may stand before `Blackwell` (`NVIDIA RTX PRO 5000 72GB Blackwell`, corpus 2854).

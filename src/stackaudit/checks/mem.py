@@ -234,7 +234,7 @@ def _no_ecc_memory(gpu: GpuInfo) -> str:
 
 @check(
     "MEM-ECC-MODE",
-    applies_to="nvidia-gpu",
+    applies_to="ecc",
     title="ECC mode pending change or mismatched across GPUs",
     severity="low",
     confidence="documented",
@@ -253,7 +253,9 @@ def ecc_mode(nvidia: NvidiaGpus) -> Outcome:
     Why: ECC mode changes apply only after a GPU reset or reboot (`nvidia-smi -e`).
 
     Traps: a GeForce card before Ada Lovelace has no ECC (gputable.without_ecc): not applicable there, even where the
-    source is cut before its ECC field. Do not disable ECC for speed on production inference: on HBM data-center GPUs the gain
+    source is cut before its ECC field, and where no NVML or nvidia-smi is in the source but another listing names the
+    GPUs' models (a CUDA device list, the user's hardware list: the engine's subject rule, facts/applicability.SUBJECTS
+    "ecc"), over the GPUs it names. Ada's and later GeForce cards stay open: NVML offers an ECC mode on some of them. Do not disable ECC for speed on production inference: on HBM data-center GPUs the gain
     is not established. Data-center boards ship with ECC enabled (gputable.ECC_SHIPPED_ON): off
     there was chosen on the host (not-an-issue, named). On other cards off may be the default: ECC off on every GPU,
     nothing pending shown, is not an issue either (corpus 1871, a Quadro RTX 6000).

@@ -97,7 +97,15 @@ from stackaudit.facts.platform import tegra_kernel
 from stackaudit.facts.serving_logs import ServingLog
 from stackaudit.facts.system import CpuInfo
 from stackaudit.facts.topology import TopoMatrix
-from stackaudit.gputable import has_mig, jetson_gpu, nvgpu_jetson, nvlink_links_of, on_nvswitch, without_mig
+from stackaudit.gputable import (
+    has_mig,
+    jetson_gpu,
+    nvgpu_jetson,
+    nvlink_links_of,
+    on_nvswitch,
+    without_ecc,
+    without_mig,
+)
 
 
 @dataclass(frozen=True)
@@ -135,6 +143,11 @@ SUBJECTS: dict[str, Subject] = {
     # MEM-MIG judges a whole GPU's MIG mode: a GPU CUDA names lacks MIG or not whatever GPUs a listing leaves out.
     "mig": Subject("MIG", lambda model: has_mig(model) is False, "no MIG on these GPUs: {models}", over_shown=True,
                    why=without_mig),
+    # ECC, a GPU's own memory protection: a GeForce card before Ada Lovelace has none (gputable.without_ecc: its GDDR
+    # memory carries no ECC, and nvidia-smi prints its ECC mode N/A), so a listing that names the model settles it
+    # where no ECC field is shown (MEM-ECC-MODE).
+    "ecc": Subject("ECC", lambda model: bool(without_ecc(model)), "ECC is not supported on these GPUs: {models}",
+                   over_shown=True, why=without_ecc),
     # Persistence mode, a setting of the discrete GPUs' driver: a Jetson before Thor runs its integrated GPU on the
     # nvgpu driver, which has none (gputable.nvgpu_jetson; corpus 2521, 2519).
     "persistence": Subject("persistence mode", nvgpu_jetson, "no persistence mode: {models} is a Jetson module's "

@@ -2532,6 +2532,10 @@ HARDWARE_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:(?:Ubuntu|Debian|CentOS|Ro
 # (HARDWARE_LIST_ITEM), the first item with the list's key dropped (`Host Environment:`).
 _ITEM_KEY = re.compile(r"^[A-Za-z][\w ]{0,30}:\s*")
 MAX_INLINE_ITEMS = 12  # items of one line read as a list's
+# A short list of the machine in Markdown emphasis, its OS named without a release and its CPU by its vendor (`_Ubuntu,
+# AMD, nVidia 3090_`, ollama/ollama#10753, corpus 2836): the OS alone is an item of the same list where every item is
+# a word or two, and the model's item holds nothing but the model (its brand and number).
+_OS_ALONE = re.compile(r"^(?:Ubuntu|Debian|CentOS|Rocky|RHEL|Fedora|openSUSE|Arch Linux|Linux|Windows|WSL\s?2?)$", re.I)
 
 
 def inline_listed_model(line: str) -> str:
@@ -2542,15 +2546,21 @@ def inline_listed_model(line: str) -> str:
     '4070 ti'
     >>> inline_listed_model("RTX 5090, Windows 11 + WSL2, Docker")
     'RTX 5090'
+    >>> inline_listed_model("_Ubuntu, AMD, nVidia 3090_")
+    'RTX 3090'
+    >>> inline_listed_model("Ubuntu, Debian and Fedora all show it on the RTX 3090, as I said")
+    ''
     """
     if "," not in line or len(line) > 400:
         return ""
     items = [_ITEM_KEY.sub("", item.strip(), count=1) if k == 0 else item.strip()
-             for k, item in enumerate(line.strip().rstrip(".").split(",")[:MAX_INLINE_ITEMS])]
-    if len(items) < 2 or not any(HARDWARE_LIST_ITEM.match(item) for item in items):
+             for k, item in enumerate(line.strip().strip("_*").strip().rstrip(".").split(",")[:MAX_INLINE_ITEMS])]
+    short = all(len(item.split()) <= 2 for item in items)
+    if len(items) < 2 or not any(HARDWARE_LIST_ITEM.match(item) or (short and _OS_ALONE.match(item)) for item in items):
         return ""
     models = {model for item in items if item and len(item) <= 40 and (model := _model_in(item.split()))
-              and normalize(model) == normalize(item)}
+              and (normalize(model) == normalize(item)
+                   or (short and set(normalize(item).split()) <= set(normalize(model).split())))}
     return models.pop() if len(models) == 1 else ""
 
 
@@ -2750,18 +2760,26 @@ _SETUP_COUNT = re.compile(r"\b(?:an?|my|our|this)\s+([1-9]\d?)\s?-?\s?(?:x\s?)?G
 # (CUDA0) and RTX 3050-6GB (CUDA1)`, ollama/ollama#14365, corpus 2650) and a line that starts with `Graphics card` and
 # the model (`Graphics card 4090`, sgl-project/sglang#2559, corpus 2643). So does the user's own machine said to be its
 # GPU (`My machine is V100`, NVIDIA NIM forum's issue, corpus 2872).
+# A cloud's instance named by the provider's possessive and the GPU (`doesn't work on Azure's K80 instance`, corpus 2890):
+# the provider's name, the model, then the machine noun.
+_PROVIDERS_MACHINE = r"(?=[A-Z][\w-]+['’]s\s+[\w-]+(?:\s+[\w-]+)?\s+(?:instances?|VMs?|nodes?|pods?|servers?|machines?)\b)"
 _OWNED_MODEL = re.compile(r"(?:(?:\b(?:my|our)\s+(?:machine|server|host|box|computer|workstation)\s+is|\bI(?:\s+have|\s+own|'ve\s+got|\s+use(?:\s+is)?|\s+am\s+using|'m\s+using"
                           r"|(?:\s+am|['’]m)\s+with|(?:\s+am|['’]m)\s+running)|^\s*Graphics\s+cards?(?=\s+\w)"
-                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s|\s+`[\w -]{2,30}`\s+GPU\b)|\bw/"
+                          r"|\bGPU\s+is|(?:^|(?<=[.!?]\s))\s*Using|\bon(?=\s+(?:an?|my|our|NVIDIA)\s|\s+`[\w -]{2,30}`\s+GPU\b"
+                          r"|\s+" + _PROVIDERS_MACHINE + r")|\bw/"
                           r"|(?<!compared )\bwith(?=\s+(?:an?\s+)?[\w-]{1,20}(?:\s+[\w-]{1,20}){0,2}\s+GPU\b)|^\s*GPU(?=\s+[A-Z]))\s+"
-                          r"|(?<![\w-])GPU\s*==?\s*)(?:a\s+single\s+|an?\s+|my\s+|our\s+|one\s+)?(?![1-9]\d?\s)",
+                          r"|(?<![\w-])GPU\s*==?\s*)(?:a\s+single\s+|an?\s+|my\s+|our\s+|one\s+"
+                          r"|" + _PROVIDERS_MACHINE + r"[\w-]+['’]s\s+)?(?![1-9]\d?\s)",
                           re.I)
 
 
 # One card named with the brand, the model and the noun in the singular, as the host's card a sentence speaks of: `WSL
 # doesn't see Nvidia L40S card.` (microsoft/WSL#14339, corpus 2713), `the NVIDIA RTX A6000 GPU`. A model compared with
 # (_COMPARED) is not the host's.
-_BRANDED_CARD = re.compile(r"(?<![\w.:+/-])NVIDIA\s+((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:GPU|card)\b(?![s-])", re.I)
+# The noun may stand between the brand and the model too, as a provider's menu names its machines (`a Runpod Nvidia GPU
+# L40s Pod`, corpus 2884): the one word after it, which the GPU table must know.
+_BRANDED_CARD = re.compile(r"(?<![\w.:+/-])NVIDIA\s+(?:((?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:GPU|card)\b(?![s-])"
+                           r"|GPU\s+([\w-]+)\b(?![s-]))", re.I)
 
 
 # A model number in the plural after a count written as a word: `running on two 4090s` (sgl-project/sglang#4723,
@@ -2924,7 +2942,8 @@ def owned_model(line: str) -> str:
                                                  re.split(r"\s+|(?<=\w)\(", line[m.end():m.end() + 160].strip())[:6]],
                                                 4))),
                  "") or next((found for m in islice(_BRANDED_CARD.finditer(line), _OWNED_KEYS)
-                              if not _COMPARED.search(line[:m.start()]) and (found := _laptop_or_model(m.group(1).split()))), "")
+                              if not _COMPARED.search(line[:m.start()])
+                              and (found := _laptop_or_model((m.group(1) or m.group(2)).split()))), "")
     # The line saying the cards are NVLinked reads an ambiguous name as its NVLink part, as stated_gpus does.
     return _nvlinked_default(model) if model and _NVLINK_SAID.search(line) else model
 
