@@ -427,7 +427,8 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 
     The first item is the evidence: the nvidia-smi header's CUDA at or above the next branch's (nvidia-smi reports the
     libcuda it loaded, and the forward-compatibility package's is newer than the driver's), or a collect_env
-    in which torch initialised CUDA ("Is CUDA available: True") for a CUDA above the branch's.
+    in which torch initialised CUDA ("Is CUDA available: True", check_env's "CUDA available: True": corpus 2810) for a
+    CUDA above the branch's.
     The second is the GPUs' family verdict (gputable.Family.forward_compat): False where one of them cannot use
     the package, True where every one can, None where the names do not settle it.
     """
@@ -446,9 +447,11 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
         shown.append(f"the nvidia-smi header reads CUDA {header} on driver {driver}, whose branch's own CUDA is "
                      f"{branch}: nvidia-smi reports the libcuda it loaded, the forward-compatibility package's")
     newer = [c for c in torch_cuda if release(c, 2) > release(branch, 2)]
-    if collect_env is not None and collect_env.values.get("Is CUDA available") == "True" and newer:
-        shown.append(f"torch initialised CUDA {newer[0]} on driver {driver} (collect_env: 'Is CUDA available: "
-                     "True'), which only the forward-compatibility package allows")
+    if collect_env is not None and collect_env.cuda_initialised and newer:
+        said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
+            "check_env: 'CUDA available: True'"
+        shown.append(f"torch initialised CUDA {newer[0]} on driver {driver} ({said}), which only the "
+                     "forward-compatibility package allows")
     names = set(nvidia.names if nvidia is not None else ()) | set(collect_env.gpu_models if collect_env else ()) \
         | (set(gpus.models.values()) if nvidia is None and gpus is not None else set())
     verdicts = {f.forward_compat if f is not None else None for f in (family_of(n) for n in names)}
@@ -492,7 +495,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     ships in torch's CUDA 11 wheels, beside a Blackwell GPU a program lists (torch's capability warning, nvidia-smi) is
     an issue: no CUDA 11 build has Blackwell code); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
-    read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
+    read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`, its memory breakdown at exit,
+    `llama_memory_breakdown_print: |   - CUDA0 (RTX 3070 Laptop GPU) |  7819 = 13435 + ...`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
     driver, ok over those devices. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
     Runtime Version: 12010` against `CUDA Driver Version: 12000` (the rule for NCCL's pair); from v0.5 it prints the
