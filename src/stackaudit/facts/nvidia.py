@@ -1099,7 +1099,7 @@ QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
 QUERY_ROW_NAME_FIRST = re.compile(r"^\s*(?P<name>(?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}), \d{1,6} MiB, (?P<index>\d{1,2})\s*$")
 # A Linux driver's whole version (`550.90.07`, `535.104.05`): a three-digit branch, a two- or three-digit build and a
 # two-digit patch, a shape no other program of these stacks has (ollama's `0.6.1`, a kernel's `6.8.0`).
-_DRIVER_SHAPE = r"[3-9]\d\d\.\d{2,3}\.\d{2}(?![\d.])"
+_DRIVER_SHAPE = r"[3-9]\d\d\.\d{2,3}\.\d{2}(?!\d|\.\d)"
 # The user's sentence opening with the version in that shape as what they run (`Using 550.90.07 on a Proxmox CT, I get
 # error code 999`, corpus 2822).
 _SAID_USING = r"^\W*(?i:(?:i'?m |i am )?(?:using|running))\s+v?"
