@@ -11,6 +11,9 @@
   a version of another shape (ollama's `0.6.1`, a kernel's `6.8.0`) does not.
 - llama.cpp's 2023 CUDA_CHECK line with the error's code and place (`CUDA error 700 at .../ggml-cuda.cu:8111: an
   illegal memory access was encountered`, corpus 2253) is a kernel's fault on the GPU: its runtime had started.
+- An image whose CUDA is above the driver's, where the toolkit's brand exceptions would decide, with a CUDA program at
+  work shown (corpus 2742: FasterTransformer's `CUDA runtime error: out of memory` in NGC's PyTorch 22.03 on R470):
+  the container started, and a runtime of the driver's major above its floor runs by minor-version compatibility.
 
 Excerpts without a URL are modelled and say so.
 """
@@ -52,7 +55,7 @@ sgl_kernel: 0.3.15
 
 
 @pytest.mark.parametrize(("prefix", "status"), [
-    ("2824", "ok"), ("2810", "not-an-issue"), ("2815", "ok"), ("2822", "ok"), ("2253", "ok"),
+    ("2824", "ok"), ("2810", "not-an-issue"), ("2815", "ok"), ("2822", "ok"), ("2253", "ok"), ("2742", "not-an-issue"),
 ])
 def test_corpus_files(prefix: str, status: str) -> None:
     assert capture_checks(prefix, CHECK)[CHECK].status == status
@@ -117,3 +120,30 @@ def test_the_sentence_with_an_image_banner_judges_the_image(tmp_path: Path) -> N
 ])
 def test_ggml_cuda_check_line(line: str, fault: bool) -> None:
     assert bool(KERNEL_FAULT.search(line)) is fault
+
+
+# https://github.com/NVIDIA/FasterTransformer (corpus 2742's lines that matter): NGC's PyTorch 22.03 (CUDA 11.6) on
+# driver 470.57.02 (CUDA 11.4), the program's allocation answered out of memory.
+IMAGE_ABOVE_DRIVER = """### GPU name
+
+TITAN RTX
+
+### CUDA Driver
+
+470.57.02
+
+1. docker run -ti --gpus all nvcr.io/nvidia/pytorch:22.03-py3 bash
+Device NVIDIA TITAN RTX
+  what():  [FT][ERROR] CUDA runtime error: out of memory /workspace/FasterTransformer/src/fastertransformer/utils/memory_utils.cu:32
+"""
+
+
+def test_an_image_above_the_driver_whose_program_ran(tmp_path: Path) -> None:
+    assert paste_checks(tmp_path, IMAGE_ABOVE_DRIVER, CHECK)[CHECK].status == "not-an-issue"
+    # Modelled: the same paste cut before the program's error: the toolkit's exceptions decide, unseen.
+    cut = IMAGE_ABOVE_DRIVER.split("  what():")[0]
+    assert paste_checks(tmp_path, cut, CHECK)[CHECK].status == "unknown"
+    # Modelled: an image of the next major (NGC's 23.01, CUDA 12.0) over R470: minor-version compatibility does not
+    # cross majors, so the program's run does not make it not an issue.
+    newer_major = IMAGE_ABOVE_DRIVER.replace("pytorch:22.03-py3", "pytorch:23.01-py3")
+    assert paste_checks(tmp_path, newer_major, CHECK)[CHECK].status != "not-an-issue"
