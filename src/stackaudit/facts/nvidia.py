@@ -1102,7 +1102,7 @@ QUERY_ROW_NAME_FIRST = re.compile(r"^\s*(?P<name>(?:NVIDIA |Tesla |Quadro )[\w .
 _DRIVER_SHAPE = r"[3-9]\d\d\.\d{2,3}\.\d{2}(?!\d|\.\d)"
 # The user's sentence opening with the version in that shape as what they run (`Using 550.90.07 on a Proxmox CT, I get
 # error code 999`, corpus 2822).
-_SAID_USING = r"^\W*(?i:(?:i'?m |i am )?(?:using|running))\s+v?"
+_SAID_USING = r"^\W*(?i:(?:i'?m |i am )?(?:using|running)) v?"
 # What a line of either sentence holds, for the importers' needle gate (importers/evidence.py).
 SAID_DRIVER_NEEDLES = ("on version ", "using version ", "running version ",
                        *(f"{verb} {lead}" for verb in ("using", "running") for lead in "v3456789"))
