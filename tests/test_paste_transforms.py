@@ -34,10 +34,6 @@ ENTRIES = load_corpus()
 # Cuts that do give a new `ok` today: an excerpt judged as if whole (issue 28, rule 4). Each must still give
 # it (the test fails when one stops: remove it), so the list only shrinks.
 KNOWN_NEW_OK: dict[tuple[str, str], str] = {
-    ("2810-8x-a800-sxm4-driver-470-161-torch-280-cu128-sglang-053-eagle3-tp2-nvcc-124-check-env.txt", "DRV-CUDA-COMPAT"):
-        "first blind run DT: cut after line 23, before check_env's torch line (2.8.0+cu128), the driver 470 and CUDA "
-        "available beside it are judged ok for the runtime that ran; the whole paste pairs the R470 driver with torch's "
-        "CUDA 12.8 and the tool gives issue (both readers say not-an-issue: forward compatibility on A800s)",
     ("2380-k8s-two-pods-2x-a100-nv12-topo-m-mlx5-pod1-nearest-nic-node-ipc-lock-shm-10gi.txt", "CTR-IPC-ISOLATION"):
         "h105c: cut after line 46 only pod 8pxb's prompt is left, so the pod held open with two GPUs keeps its ranks "
         "inside it (ok); the second pod's prompt (9pxb, line 57) that makes the whole paste unknown is cut away, and "

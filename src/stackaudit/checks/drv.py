@@ -427,7 +427,8 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
 
     The first item is the evidence: the nvidia-smi header's CUDA at or above the next branch's (nvidia-smi reports the
     libcuda it loaded, and the forward-compatibility package's is newer than the driver's), or a collect_env
-    in which torch initialised CUDA ("Is CUDA available: True") for a CUDA above the branch's.
+    in which torch initialised CUDA ("Is CUDA available: True", check_env's "CUDA available: True": corpus 2810) for a
+    CUDA above the branch's.
     The second is the GPUs' family verdict (gputable.Family.forward_compat): False where one of them cannot use
     the package, True where every one can, None where the names do not settle it.
     """
@@ -446,9 +447,11 @@ def _forward_compat(driver: str, nvidia: NvidiaGpus | None, collect_env: Collect
         shown.append(f"the nvidia-smi header reads CUDA {header} on driver {driver}, whose branch's own CUDA is "
                      f"{branch}: nvidia-smi reports the libcuda it loaded, the forward-compatibility package's")
     newer = [c for c in torch_cuda if release(c, 2) > release(branch, 2)]
-    if collect_env is not None and collect_env.values.get("Is CUDA available") == "True" and newer:
-        shown.append(f"torch initialised CUDA {newer[0]} on driver {driver} (collect_env: 'Is CUDA available: "
-                     "True'), which only the forward-compatibility package allows")
+    if collect_env is not None and collect_env.cuda_initialised and newer:
+        said = "'Is CUDA available: True'" if collect_env.values.get("Is CUDA available") == "True" else \
+            "check_env: 'CUDA available: True'"
+        shown.append(f"torch initialised CUDA {newer[0]} on driver {driver} ({said}), which only the "
+                     "forward-compatibility package allows")
     names = set(nvidia.names if nvidia is not None else ()) | set(collect_env.gpu_models if collect_env else ()) \
         | (set(gpus.models.values()) if nvidia is None and gpus is not None else set())
     verdicts = {f.forward_compat if f is not None else None for f in (family_of(n) for n in names)}
@@ -480,7 +483,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
                 l4t_release: L4tRelease | None = None,
                 container: ContainerInfo | None = None) -> Outcome:
     """Reads: the driver version (/proc/driver/nvidia/version, NVML, `nvidia-smi`, the kernel log's
-    NVRM banner, a pasted collect_env), the highest CUDA the driver supports, torch's CUDA
+    NVRM banner, a pasted collect_env, the user's sentence naming it: `Im on version 535.104.05`), the highest CUDA the
+    driver supports, torch's CUDA
     (`torch/version.py` of the serving engine's Python, else a pasted collect_env, else a hardware list's
     `PyTorch: 2.8.0+cu128`, a Hugging Face environment report's `- PyTorch version (GPU?): 2.3.1+cu121 (True)`, or the
     engine image it names, `lmsysorg/sglang:v0.5.12-cu130`), and the GPU
@@ -492,7 +496,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     ships in torch's CUDA 11 wheels, beside a Blackwell GPU a program lists (torch's capability warning, nvidia-smi) is
     an issue: no CUDA 11 build has Blackwell code); where none of these, llama.cpp's
     own lines of a buffer it allocated on a CUDA device (`CUDA0 model buffer size = 511.43 MiB`), or of the memory it
-    read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`), or its
+    read of one (its `device_info:` list, `- CUDA0 : NAME (15838 MiB, 15000 MiB free)`, its memory breakdown at exit,
+    `llama_memory_breakdown_print: |   - CUDA0 (RTX 3070 Laptop GPU) |  7819 = 13435 + ...`), or its
     `ggml_cuda_init` list of the devices it found with their compute capability: its CUDA runtime ran on the
     driver, ok over those devices. Where no torch is shown, NVIDIA's nvbandwidth: before v0.5 its header's `CUDA
     Runtime Version: 12010` against `CUDA Driver Version: 12000` (the rule for NCCL's pair); from v0.5 it prints the
@@ -571,6 +576,8 @@ def cuda_compat(nvidia: NvidiaGpus | None = None, nvidia_driver: NvidiaDriver | 
     (`ghcr.io/huggingface/text-generation-inference:2.0.4`: 12.1; facts/docker.TGI_CUDA), as its router's /info JSON
     names it too: its `"version"` with a `"docker_label"` that is not null (TGI's own image; corpus 1332)
     (facts/cuda_ran.CudaRuntime): at or below the driver's CUDA it is ok. Above it, the container toolkit's requirement check decides, and the message says why;
+    where a CUDA program's run is shown beside it (facts/cuda_ran.py), the container started, and a runtime of the
+    driver's major above the floor is not an issue (corpus 2742);
     where NVIDIA's image (or TGI's, built on one) lets the driver's branch through for every brand (CUDA 11.8's R470,
     facts/docker.REQUIRE_CUDA_EVERY_BRAND) and its runtime is of the driver's major above the floor, not an issue.
     A hardware list's bare `CUDA Version: 12.3` above the driver branch's CUDA is the CUDA in use (nvidia-smi
@@ -786,7 +793,10 @@ def _cuda_compat_verdict(nvidia: NvidiaGpus | None = None, nvidia_driver: Nvidia
     if images and driver_cuda:
         # A header that names no CUDA (`CUDA Version: N/A`: no libcuda where nvidia-smi ran, as in a container the
         # toolkit gave no compute capability, corpus 2393) leaves the driver's branch to say which CUDA it supports.
-        return _image_runtime(images, driver, driver_cuda if release(driver_cuda, 2) else cuda_of_branch(dv) or driver_cuda)
+        whole_driver = bool(re.match(r"\d+\.\d+", driver))
+        return _image_runtime(images, driver, driver_cuda if release(driver_cuda, 2) else cuda_of_branch(dv) or driver_cuda,
+                              cuda_ran.proof(with_report=whole_driver, with_launch=whole_driver)
+                              if cuda_ran is not None else None)
     built = _release_runtimes(python_env) if not torch else []
     if built:
         return _release_runtime(built, driver, driver_cuda)
@@ -1070,11 +1080,14 @@ def _toolkit_only(driver: str, driver_cuda: str | None, toolkit: CudaToolkit) ->
                  expected=f"a driver for CUDA {tv[0]}.x or newer")
 
 
-def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: str) -> Outcome:
+def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: str, ran: Ran | None = None) -> Outcome:
     """DRV-CUDA-COMPAT from the CUDA runtime an image ships (facts/cuda_ran.CudaRuntime: its tag, its CUDA_VERSION,
     NVIDIA's start banner, an image named in prose) beside the driver's
     CUDA: a newer driver runs an older runtime. A newer image meets the image's NVIDIA_REQUIRE_CUDA check, which the
-    container toolkit enforces at start unless a brand and driver-branch exception of the image matches."""
+    container toolkit enforces at start unless a brand and driver-branch exception of the image matches. Where the
+    source shows a CUDA program at work (`ran`, facts/cuda_ran.py: FasterTransformer's `CUDA runtime error: out of
+    memory` in NGC's PyTorch 22.03 on R470, corpus 2742), the container did start: a newer runtime of the driver's major
+    above its floor then runs by minor-version compatibility (not an issue)."""
     said = ", ".join(f"{image} (CUDA {cuda})" for image, cuda in images)
     actual = {"driver": driver, "driver_cuda": driver_cuda, "images": {image: cuda for image, cuda in images}}
     newer = [(image, cuda) for image, cuda in images if release(cuda, 2) > release(driver_cuda, 2)]
@@ -1096,6 +1109,13 @@ def _image_runtime(images: Sequence[tuple[str, str]], driver: str, driver_cuda: 
                      f"branch: the container toolkit refuses it at start ('unsatisfied condition: cuda>={cuda}') on "
                      "any GPU; a driver of that CUDA or newer runs it, or an image of CUDA "
                      f"{driver_cuda} or older", actual=actual, expected=f"a driver for CUDA {cuda} or newer")
+    if newer and dv and ran is not None and all(release(cuda)[0] == release(driver_cuda)[0]
+                                                and dv >= _DRIVER_FLOOR.get(release(cuda)[0], (999,)) for _, cuda in newer):
+        image, cuda = newer[0]
+        return not_an_issue(f"{image} ships CUDA {cuda}, above the CUDA {driver_cuda} of driver {driver}, but the "
+                            f"container started and its CUDA ran: {ran.did} (\"{ran.line}\"); minor-version "
+                            f"compatibility runs a CUDA {release(cuda)[0]}.x runtime on this driver (only JIT of newer "
+                            "PTX fails)", actual=actual, evidence=[ran.line])
     if newer:
         return unknown(f"{newer[0][0]} ships CUDA {newer[0][1]}, above the CUDA {driver_cuda} of driver {driver}: the "
                        "container toolkit refuses it at start ('unsatisfied condition: cuda>=') unless one of the "

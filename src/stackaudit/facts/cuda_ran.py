@@ -242,8 +242,10 @@ VLLM_DTYPE_CHECK = re.compile(r"\bYour (.{1,60}?) GPU has compute capability (\d
 # that ran on it and faulted there, so the runtime had created its context on the driver first (a driver too old for
 # the runtime fails its first call with 35; corpus 2688, vLLM's NCCL watchdog on rank 2). Not CUDA's catch-all
 # `unspecified launch failure` (719), which names no fault of the kernel's own (corpus 1327, a vGPU guest, read unknown).
-KERNEL_FAULT = re.compile(r"\bCUDA error: (?:an illegal memory access was encountered|device-side assert triggered|"
-                          r"an illegal instruction was encountered|misaligned address)\b|"
+# llama.cpp's CUDA backend of 2023 prints the error's code and place before the words (ggml-cuda.cu CUDA_CHECK: `CUDA
+# error 700 at .../ggml-cuda.cu:8111: an illegal memory access was encountered`, in ollama's journal: corpus 2253).
+KERNEL_FAULT = re.compile(r"\bCUDA error(?: 7\d\d at \S+:\d+)?: (?:an illegal memory access was encountered|"
+                          r"device-side assert triggered|an illegal instruction was encountered|misaligned address)\b|"
                           r"\bcudaError(?:IllegalAddress|Assert|IllegalInstruction|MisalignedAddress)\b")
 # TensorRT's memory report after it initialised CUDA (`[TRT] [I] [MemUsageChange] Init CUDA: CPU +13, GPU +0, now: CPU
 # 126, GPU 262 (MiB)`, TensorRT's builder and runtime through TensorRT-LLM's build.py, corpus 2720): TensorRT creates its
@@ -328,7 +330,7 @@ NEEDLES = ("cudaMalloc failed: out of memory", "Max memory: ", "device='cuda:", 
            "Memory GPU", "has no device code", "gen throughput", "no kernel image", "NO_BINARY_FOR_GPU",
            "NoKernelImage", "NVLink error detected", "NvlinkUncorrectable", "NVLINK_UNCORRECTABLE", "ut of memory)",
            "runtime error: out of memory", " took ", "GPUs or newer", "is not supported", "CUDA device(s)",
-           "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "CUDA error: ", "cudaError",
+           "Device: cuda:", "failed with error out of memory", "CUDA totalMem", "CUDA error: ", "CUDA error 7", "cudaError",
            "Init CUDA:", "on startup", "GPU has compute capability", "of pinned memory: out of memory")
 
 
@@ -452,7 +454,7 @@ def ran_in_lines(lines: Sequence[str]) -> tuple[Ran, ...]:
                              "had started on the driver", kernel.group(0), launch=True))
         elif (fault := KERNEL_FAULT.search(line)) and not rocm:
             found.append(Ran("the failing program", "the program's CUDA runtime ran a kernel on the GPU, which faulted "
-                             f"({fault.group(0).removeprefix('CUDA error: ')}) after the runtime had started on the "
+                             f"({fault.group(0).rpartition(': ')[2]}) after the runtime had started on the "
                              "driver", fault.group(0)))
         elif trt := TRT_INIT_CUDA.search(line):
             found.append(Ran("TensorRT", f"TensorRT initialised CUDA and read {trt.group(1)} MiB of GPU memory in use "

@@ -1089,12 +1089,23 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
 # key in the plural (`Nvidia Drivers: 581.29 - CUDA Version: 13.0`, corpus 1857; `NVIDIA Drivers: 555.42.06`,
 # `* NVIDIA drivers: 535.54.03`, `- NVIDIA Drivers: 530.30.02` in projects' environment lists); a floor (`545+`) or a
 # branch (`535.xx`) names no driver, nor does the tag of the GPU operator's driver image (`nvcr.io/nvidia/driver:460.32.03-
-# centos7`, corpus 1922: the driver that container would install, which may never load).
+# centos7`, corpus 1922: the driver that container would install, which may never load). The user's sentence naming
+# the drivers and then the version it is on (`I have Nvidia drivers setup and working and Im on version 535.104.05`,
+# corpus 2815), or opening with a driver's whole version as what it uses (_SAID_USING, _DRIVER_SHAPE: corpus 2822).
 _QUERY_ROW_HEAD = r"^\s*\d{1,2}, (?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}, "
 QUERY_ROW = re.compile(_QUERY_ROW_HEAD + r"\d{3}\.\d+\.\d+\s*$")
 # A row of `nvidia-smi --query-gpu=name,memory.total,index --format=csv,noheader` (`NVIDIA GeForce RTX 3090, 24576 MiB,
 # 1`, corpus 2680): the name first, the index last, as the query orders its fields.
 QUERY_ROW_NAME_FIRST = re.compile(r"^\s*(?P<name>(?:NVIDIA |Tesla |Quadro )[\w .-]{2,40}), \d{1,6} MiB, (?P<index>\d{1,2})\s*$")
+# A Linux driver's whole version (`550.90.07`, `535.104.05`): a three-digit branch, a two- or three-digit build and a
+# two-digit patch, a shape no other program of these stacks has (ollama's `0.6.1`, a kernel's `6.8.0`).
+_DRIVER_SHAPE = r"[3-9]\d\d\.\d{2,3}\.\d{2}(?!\d|\.\d)"
+# The user's sentence opening with the version in that shape as what they run (`Using 550.90.07 on a Proxmox CT, I get
+# error code 999`, corpus 2822).
+_SAID_USING = r"^\W*(?i:(?:i'?m |i am )?(?:using|running)) v?"
+# What a line of either sentence holds, for the importers' needle gate (importers/evidence.py).
+SAID_DRIVER_NEEDLES = ("on version ", "using version ", "running version ",
+                       *(f"{verb} {lead}" for verb in ("using", "running") for lead in "v3456789"))
 STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvidia\s+)?|^\W*(?i:(?:nvidia|open|(?:nvidia )?gpu) |nvidia-)?(?i:driver(?: version)?)\s+(?:(?i:is)\s+\**)?(?i:nvidia\s+(?:open\s+)?kernel\s+module\s+)?|"
                            + _QUERY_ROW_HEAD + r"(?=\d{3}\.\d+\.\d+\s*$)|"
                            r",\s*(?i:driver)\s+|^\W*(?i:nvidia)\s+v?(?=\d{3}\.\d+(?:\.\d+)?\s*$)|^\s*NVRM version:\s+|\bnvidia-open(?:-dkms)?[\s=]+|\b(?i:open gpu kernel modules version):\s*(?:(?:x11-drivers/)?nvidia-drivers-)?|"
@@ -1102,7 +1113,10 @@ STATED_DRIVER = re.compile(r"(?:(?<!/)\b(?i:drivers?(?: version)?):\s*`?(?i:nvid
                            r"^[ih]i\s+(?:nvidia-(?:driver|dkms|kernel-common|kernel-source|utils)|libnvidia-compute)-\d{3}"
                            r"(?:-server)?(?:-open)?(?::\w+)?\s+|"
                            r"\bnvidia-(?:driver|dkms|kernel-common|kernel-source|utils|compute-utils)-\d{3}(?:-server)?"
-                           r"(?:-open)?/[\w.,-]+\s+(?=\d{3}\.\d+\.\d+-\S+\s+\w+\s+\[installed))(\d{3}\.\d+(?:\.\d+)?)\b",
+                           r"(?:-open)?/[\w.,-]+\s+(?=\d{3}\.\d+\.\d+-\S+\s+\w+\s+\[installed)|"
+                           + _SAID_USING + r"(?=" + _DRIVER_SHAPE + r")|"
+                           r"\b(?i:drivers?)\b[^.\n]{0,60}?\b(?i:on|using|running) (?i:version) (?=" + _DRIVER_SHAPE
+                           + r"))(\d{3}\.\d+(?:\.\d+)?)\b",
                            re.MULTILINE)
 # STATED_DRIVER's package forms: an RPM's name-version-release, a `dpkg -l` row.
 _INSTALLED_PACKAGE = re.compile(r"nvidia-driver-|kmod-nvidia-|[ih]i\s|nvidia-[\w-]+/")

@@ -992,7 +992,9 @@ class ServingLog:
     # the line) (GGML_THREADS, GGML_OPENMP).
     ggml_threads: tuple[int, int, int, bool, str] | None = None
     # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER) or chose for the model and read the free
-    # memory of (GGML_USING_DEVICE), in order, and the first such line.
+    # memory of (GGML_USING_DEVICE, GGML_DEVICE_INFO), or whose row its memory breakdown at exit prints
+    # (GGML_BREAKDOWN_DEVICE: the free memory the backend read, cudaMemGetInfo, beside the buffers it allocated there),
+    # in order, and the first such line.
     ggml_cuda_devices: tuple[str, ...] = ()
     ggml_cuda_line: str = ""
     # The line of the one CUDA device llama.cpp's model-buffer blocks name beside the host's buffers
@@ -2347,7 +2349,8 @@ def parse_serving_log(text: str) -> ServingLog:
             need = float(m["req"]) * gib[m["ru"]] if m["req"] else float(m["full"]) * gib[m["su"]]
             model_fit = (round(free, 1), round(need, 1), text_l)
         m = (GGML_CUDA_BUFFER.search(text_l) if "buffer size" in low else GGML_USING_DEVICE.search(text_l)
-             if "using device" in low else GGML_DEVICE_INFO.match(text_l) if "MiB free)" in text_l else None) \
+             if "using device" in low else GGML_DEVICE_INFO.match(text_l) if "MiB free)" in text_l
+             else GGML_BREAKDOWN_DEVICE.search(text_l) if "memory_breakdown" in low else None) \
             if engine in ("llamacpp", "ollama") else None
         if m:
             ggml_line = ggml_line or text_l

@@ -100,6 +100,7 @@ from stackaudit.facts.nvidia import (
     PROC_VERSION_BANNER,
     QUERY_ROW,
     QUERY_ROW_NAME_FIRST,
+    SAID_DRIVER_NEEDLES,
     STATED_CUDA,
     STATED_DRIVER,
     STATED_TOOLKIT,
@@ -240,7 +241,8 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "## ",  # an issue form's heading (form_answer)
             *REMOTING_NEEDLES,  # a CUDA API-remoting frontend's lines (facts/platform.REMOTING_FRONTENDS)
             "nvrmmeminit",  # Tegra's memory manager on a Jetson (facts/gpus.nvrm_mem_line)
-            "mode as 'csv'")  # the container toolkit's CSV mode on a Jetson (facts/gpus.csv_mode_line)
+            "mode as 'csv'",  # the container toolkit's CSV mode on a Jetson (facts/gpus.csv_mode_line)
+            *SAID_DRIVER_NEEDLES)  # the user's sentence naming the driver they run (facts/nvidia.STATED_DRIVER)
 
 
 # How far above a Python session's query its earlier lines are read with it (the session's own lines, unbroken).
