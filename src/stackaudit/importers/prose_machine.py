@@ -89,6 +89,8 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "peermem", "peer_mem",
             # A laptop in the user's words (facts/platform.stated_laptop).
             "laptop", "surface book",
+            # Docker Desktop named by its 4.x version beside CUDA (facts/platform.PLATFORM_WORDS: WSL 2).
+            "docker",
             # A GPU's brand word alone on a list's line (facts/gpus.bare_listed_model), and the OS release beside a
             # model in a list written on one line (facts/gpus.inline_listed_model).
             "geforce", "tesla", "quadro", "ubuntu", "debian", "centos", "fedora", "rocky", "rhel",
