@@ -45,6 +45,7 @@ from stackaudit.facts.sources import (
     NVIDIA_PROC_VERSION,
     NVSMI_VERSION,
     P2P_BANDWIDTH_TEST,
+    POWER_CAP_SWEEP,
     POWERPROFILESCTL,
     PROC_MEMINFO,
     PROC_MODULES,
@@ -1622,6 +1623,36 @@ def sampling_providers(seconds: float, base: dict[str, FactSpec] | None = None) 
 
 
 # --- host power profile and memory (PWR-PLATFORM-PROFILE, MEM-PINNED-HOST) --------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class PowerCapSweep(Sourced):
+    """The power caps a sweep script set on the GPUs one after another to measure each (club-3090's
+    `power-cap-sweep.sh`: a `=== Cap: 330W (GPUs 0,1) @ ... ===` banner per step, then `[verify] limit set to:
+    330.00W`, the limit it set and read back)."""
+
+    caps_w: tuple[float, ...] = ()  # the steps shown, in order
+    gpus: tuple[int, ...] = ()  # the GPUs the banners name
+    set_w: tuple[float, ...] = ()  # the limits the script read back after setting them
+
+
+_SWEEP_STEP = re.compile(r"^cap=(\d+(?:\.\d+)?) gpus=([\d,]+)(?: set=(\d+(?:\.\d+)?))?$", re.MULTILINE)
+
+
+@parser(POWER_CAP_SWEEP, feeds="power_cap_sweep", kind=PowerCapSweep, rank=50)
+def power_cap_sweep(text: str) -> PowerCapSweep:
+    """The cap steps of a pasted power-cap sweep (importers/rig_report.py power_cap_sweep records them).
+
+    Input (tests/data/captures/2842, as recorded)::
+
+        cap=330 gpus=0,1 set=330.00
+    """
+    steps = list(_SWEEP_STEP.finditer(text))
+    if not steps:
+        raise ParseError("no cap step")
+    return PowerCapSweep(caps_w=tuple(float(m.group(1)) for m in steps),
+                         gpus=tuple(sorted({int(g) for m in steps for g in m.group(2).split(",")})),
+                         set_w=tuple(float(m.group(3)) for m in steps if m.group(3)))
 
 
 @dataclass(frozen=True)

@@ -35,9 +35,15 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import stated_line
 from stackaudit.facts.gpus import stated_gpus
-from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
+from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, POWER_CAP_SWEEP, RIG_REPORT_ENVIRONMENT
 from stackaudit.importers._scan import Candidates, Scan
-from stackaudit.importers.registry import Found, command_output_appended, document_appended, importer
+from stackaudit.importers.registry import (
+    Found,
+    applied_each,
+    command_output_appended,
+    document_appended,
+    importer,
+)
 from stackaudit.pci_address import BDF
 
 _GPU = re.compile(r"^\s*- \*\*GPU (\d+):\*\* (.+?) \| (\d+) MiB \| driver (\S+) \| VBIOS (\S+) \| "
@@ -186,7 +192,9 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
 # clocks_throttle_reasons.sw_power_cap and .hw_thermal_slowdown were Active (`throttle_pwr=0 throttle_thermal=0`). The
 # clocks and reasons are OR'd and the temperature the highest over the GPUs the banner names; every sample read was
 # above 50 % busy (SWEEP_BUSY_PCT, the least the readings show).
-_SWEEP_CAP = re.compile(r"^=== Cap: \d+W \(GPUs (\d+(?:,\d+){0,15})\)")
+_SWEEP_CAP = re.compile(r"^=== Cap: (\d+)W \(GPUs (\d+(?:,\d+){0,15})\)")
+# The limit the sweep set for the step and read back (`[verify] limit set to: 330.00W`).
+_SWEEP_SET = re.compile(r"^\[verify\] limit set to: (\d+(?:\.\d+)?)W\b")
 _SWEEP_RESULT = re.compile(r"^\[result\] cap=\d+W actual_W=[\d.]+ temp=(\d+) sm_clk=(\d+) mem_clk=\d+ pstate=(P\d+) "
                            r"throttle_pwr=(\d+) throttle_thermal=(\d+)\b")
 SWEEP_BUSY_PCT = 51
@@ -199,7 +207,9 @@ _SWEEP_LINE = re.compile(r"^(?:\[(?:result|time|verify|bench|summary|warn|platea
 def power_cap_sweep(lines: list[str]) -> Iterator[Found]:
     """The sweep's result lines, from the first to the last of a run of sweep lines, as one `nvidia-smi -q` section per
     GPU its banner names: a reason Active where any cap's share is above 0, the highest temperature, the lowest SM
-    clock and the deepest P-state of the caps shown (the worse reading decides)."""
+    clock and the deepest P-state of the caps shown (the worse reading decides). The cap steps whose banner the run
+    holds, with the limit each set (`[verify] limit set to:`), are recorded as the document POWER_CAP_SWEEP: caps the
+    script set to measure them (PWR-GPU-POWER-LIMIT)."""
     i = 0
     while i < len(lines):
         if not _SWEEP_RESULT.match(lines[i]):
@@ -211,13 +221,23 @@ def power_cap_sweep(lines: list[str]) -> Iterator[Found]:
                 results.append(r)
             end += 1
         banner = next((b for j in range(i, max(-1, i - 12), -1) if (b := _SWEEP_CAP.match(lines[j]))), None)
-        gpus = banner.group(1).split(",") if banner else ["0"]
+        gpus = banner.group(2).split(",") if banner else ["0"]
+        start = next((j for j in range(i, max(-1, i - 12), -1) if _SWEEP_CAP.match(lines[j])), i)
+        steps = ""
+        for j in range(start, end):
+            if cap := _SWEEP_CAP.match(lines[j]):
+                steps += f"cap={cap.group(1)} gpus={cap.group(2)}"
+                done = next((k for k in range(j + 1, end) if _SWEEP_CAP.match(lines[k])), end)
+                limit = next((v for k in range(j + 1, done) if (v := _SWEEP_SET.match(lines[k]))), None)
+                steps += f" set={limit.group(1)}\n" if limit else "\n"
         section = _query_section(
             "", pstate=max((r.group(3) for r in results), key=lambda p: int(p[1:])),
             temp=str(max(int(r.group(1)) for r in results)), sm_clock=str(min(int(r.group(2)) for r in results)),
             reasons={"SW Power Cap": any(int(r.group(4)) for r in results),
                      "HW Thermal Slowdown": any(int(r.group(5)) for r in results)}, busy_pct=SWEEP_BUSY_PCT)
-        yield Found("power-cap sweep", i, end, command_output_appended(NVSMI_QUERY.argv, section * len(gpus)))
+        sections = command_output_appended(NVSMI_QUERY.argv, section * len(gpus))
+        yield Found("power-cap sweep", i, end,
+                    applied_each(sections, document_appended(POWER_CAP_SWEEP.name, steps)) if steps else sections)
         i = end
 
 
