@@ -53,7 +53,7 @@ from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
-from stackaudit.facts.time_slicing import CONFIG_BY, TimeSlicing
+from stackaudit.facts.time_slicing import CONFIG_BY, VGPU_VMS_BY, TimeSlicing
 from stackaudit.fixes.model import (
     advice,
     cmd,
@@ -1265,8 +1265,11 @@ def _time_sliced(time_slicing: TimeSlicing) -> Outcome:
     # Time-slicing isolates nothing; HAMi caps each pod's memory slice, but the pods still share the GPU's SMs.
     how = "share one GPU's memory and SMs in turns, with no memory or fault isolation between them" \
         if time_slicing.by == CONFIG_BY else "are placed on one GPU, each with a slice of its memory and its SMs"
-    return issue(f"{time_slicing.by} offers each GPU more than once ({said}): up to {most} pods {how}, so a serving "
-                 "pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
+    who = "pod"
+    if time_slicing.by == VGPU_VMS_BY:
+        who, how = "VM", "run on one GPU, each with a fixed slice of its memory and its SMs in turns"
+    return issue(f"{time_slicing.by} offers each GPU more than once ({said}): up to {most} {who}s {how}, so a serving "
+                 f"{who} gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
                  expected="replicas 1 (whole GPUs) for serving pods", evidence=sorted(time_slicing.lines, key=lambda line: "replicas" not in line)[:4])
 
 
