@@ -79,6 +79,29 @@ _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
 _ROW_CPU = re.compile(r"^CPU: (.+?)(?: \(\d+ threads\))?$")
 
 
+_ANSWER_LOOK = 12  # lines above a limit of each GPU where the count and model it is of may stand
+_ANSWER_MAX = 80  # a form's short answer, not a sentence of prose
+# Words that make the figure the card's own rating, not the limit set (`Stock power cap: 350W per GPU`, corpus 2842).
+_NOT_SET = re.compile(r"\b(?:stock|default|factory|rated|max(?:imum)?|TDP|TGP)\b", re.IGNORECASE)
+
+
+def per_gpu_answer(lines: list[str], i: int) -> tuple[int, str, str] | None:
+    """(count, model, watts) where line i is a short answer stating the limit of each GPU alone (`**250 W per GPU**,
+    unchanged throughout.` under club-3090's form heading `### Power limit during the run`, corpus 2899) and the nearest
+    line above it that states GPUs states one count of one model (`2× RTX 3090 24 GB (sm86), NVLink.` under `### Card,
+    and how many`), and no other line there states other GPUs: the limit is each of those cards'. None otherwise."""
+    line = lines[i]
+    per_gpu = _PER_GPU_POWER.search(line)
+    if per_gpu is None or not per_gpu.group(1) or len(line.strip()) > _ANSWER_MAX or stated_gpus(line) \
+            or _NOT_SET.search(line):
+        return None
+    said = {g for j in range(max(0, i - _ANSWER_LOOK), i) for g in stated_gpus(lines[j])}
+    if len(said) != 1:
+        return None
+    count, model = next(iter(said))
+    return count, model, per_gpu.group(1)
+
+
 def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
     """(count, model, watts) of a list line that states a count of one GPU model and the power limit of each
     (_PER_GPU_POWER); None for any other line."""
@@ -159,7 +182,7 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if listed := _LIST_GPU.match(lines[i]):
             yield from _listed_gpu(lines, i, listed)
             continue
-        if per_gpu := per_gpu_limit(lines[i]):
+        if per_gpu := per_gpu_limit(lines[i]) or per_gpu_answer(lines, i):
             count, model, watts = per_gpu
             text = "".join(_query_section(model, limit=watts) for _ in range(count))
             yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
