@@ -173,13 +173,6 @@ def test_sweep_steps_are_read_with_their_limits(tmp_path: Path) -> None:
     assert r.status == "not-an-issue" and "read back" not in r.message
 
 
-def test_a_table_cap_beside_a_sweep_is_judged_by_the_table(tmp_path: Path) -> None:
-    # Modelled: the sweep pasted after the table of the card it left at 250 W: the table's cap is the one judged.
-    table = PRO_4500.replace("NVIDIA RTX PRO 4500 Blac...", "NVIDIA GeForce RTX 3090   ").replace(
-        "4W /  200W", "4W /  250W").replace("32623MiB", "24576MiB")
-    assert paste_checks(tmp_path, table + "\n" + SWEEP, POWER)[POWER].status == "issue"
-
-
 # --- several VMs on vGPUs of one GPU ----------------------------------------------------------------------------------
 
 def test_corpus_2830_vgpu_vms_share_the_t4() -> None:

@@ -752,6 +752,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     memory and SMs in turns, with no isolation, quoted. `timeSlicing: {}` or `replicas: 1` shares nothing.
     So is HAMi's register of a node's GPUs (its `hami.io/node-nvidia-register` annotation) that splits a GPU into
     more than one share (`GPU-...,10,6144,100,NVIDIA-...`: 10 shares): up to that many pods are placed on it.
+    So are the user's words that several VMs run on vGPUs of one GPU (`Two vGPU VMs using the same t4 graphics card`,
+    corpus 2830): each VM holds a slice of its memory and takes its SMs in turns.
     Where the plugin's own log in the source ends before it reached the GPUs (no NVML detection, no registration
     with the kubelet, no device health event: a plugin that crash-loops after its config dump,
     ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.

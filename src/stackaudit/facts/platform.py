@@ -361,7 +361,7 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     # releases are 4.x since 2021 (https://docs.docker.com/desktop/release-notes/), while Docker Engine went from 1.13
     # to 17.03 and Compose is 1.x or 2.x, so a `docker` 4.x beside CUDA is Docker Desktop, whose GPU is WSL 2's.
     PlatformWords(_NO_CONTRAST + r"(?=.*(?<![a-z])(?:CUDA|NCCL|nvidia|GPUs?)(?![a-z])).*(?<![a-z0-9_-])docker(?![a-z0-9_-]|\.\w)"
-                  r"(?:[^\x00-\x7f]{1,6}|\s*(?:desktop\s*)?(?:version\s*)?(?:is\s*)?(?:the\s+)?(?:latest\s*)?)[vV]?"
+                  r"(?:[^\x00-\x7f]{1,6}|\s*(?:desktop\s*)?(?:version\s*)?(?:is\s*)?(?:the\s+)?(?:latest\s*)?(?:to\s+)?)[vV]?"
                   r"4\.\d{1,2}(?:\.\d{1,2})?(?![\d.])",
                   "Docker Desktop (its 4.x version) with a GPU: its WSL 2 back end (a Hyper-V utility VM)", "microsoft",
                   wsl=True),
