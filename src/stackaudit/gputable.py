@@ -556,6 +556,26 @@ def capability_name(capability: str) -> str:
 CAPABILITY_NAME = "GPU of compute capability "  # capability_name's words before the capability
 
 
+def capability_architecture(name: str) -> str:
+    """The architecture of a GPU named by its compute capability (capability_name; `NVIDIA Graphics Device of compute
+    capability 8.0`, facts/gpus.PLACEHOLDER_NAME), whichever capability: architecture_of leaves out those whose
+    architecture holds MIG parts beside parts without (8.0 is Ampere's GA100, 9.0 Hopper, 10.x to 12.x Blackwell:
+    https://developer.nvidia.com/cuda-gpus), which a reader of the architecture alone, not of MIG, may take (the kernel
+    module's flavour); "" for any other name.
+
+    >>> capability_architecture(capability_name("8.0")), capability_architecture(capability_name("12.0"))
+    ('Ampere', 'Blackwell')
+    """
+    m = re.search(r"\bcompute capability (\d{1,2})\.(\d)$", name)
+    if m is None:
+        return ""
+    major, minor = int(m.group(1)), int(m.group(2))
+    if major >= 10:
+        return "Blackwell" if major <= 12 else ""
+    return {3: "Kepler", 5: "Maxwell", 6: "Pascal", 7: "Volta" if minor < 5 else "Turing",
+            8: "Ada Lovelace" if minor == 9 else "Ampere", 9: "Hopper"}.get(major, "")
+
+
 # Compute capabilities of which no part sits on an NVSwitch fabric: NVSwitch boards carry SXM modules of compute
 # capability 7.0 (V100 on HGX-2), 8.0, 9.0 and 10.x only. Pascal's SXM2 P100 (6.0) joins a DGX-1's GPUs by direct
 # NVLinks, with no switch; Turing (7.5), the GA10x parts (8.6), Jetson's Xavier (7.2) and Orin (8.7), and Ada Lovelace

@@ -122,6 +122,7 @@ from stackaudit.gputable import (
     architecture_of,
     by_pci_device_id,
     candidates,
+    capability_architecture,
     cut_prefix,
     family_of,
     lookup,
@@ -1905,9 +1906,10 @@ def _either_flavour_ran(listed: list[GpuInfo], gpus: GpuInventory | None,
            for g in listed]
     if not ran:
         lists = _driven_lists(collect_env)
-        ran = [(r.label, r.model, architecture_of(r.model), shown) for r in records
-               if r.model and (shown := next((t for t in r.shown_by if t in lists), ""))]
-    named = [(m, a) for _, m, a, _ in ran] + [(r.model, architecture_of(r.model)) for r in records if r.model]
+        ran = [(r.label, r.model, architecture_of(r.model) or capability_architecture(r.model), shown)
+               for r in records if r.model and (shown := next((t for t in r.shown_by if t in lists), ""))]
+    named = [(m, a) for _, m, a, _ in ran] + [(r.model, architecture_of(r.model) or capability_architecture(r.model))
+                                              for r in records if r.model]
     if not ran or any(not a for _, _, a, _ in ran) or any(
             a in PRE_TURING or open_module_only(m, a) for m, a in named):
         return None

@@ -53,7 +53,7 @@ from stackaudit.facts.processes import ServingProcesses
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 from stackaudit.facts.symptoms import MIG_ENABLED
 from stackaudit.facts.system import KernelInfo
-from stackaudit.facts.time_slicing import CONFIG_BY, TimeSlicing
+from stackaudit.facts.time_slicing import CONFIG_BY, VGPU_VMS_BY, TimeSlicing
 from stackaudit.fixes.model import (
     advice,
     cmd,
@@ -754,6 +754,8 @@ def gpu_shared(nvidia: NvidiaGpus | None = None, serving_processes: ServingProce
     memory and SMs in turns, with no isolation, quoted. `timeSlicing: {}` or `replicas: 1` shares nothing.
     So is HAMi's register of a node's GPUs (its `hami.io/node-nvidia-register` annotation) that splits a GPU into
     more than one share (`GPU-...,10,6144,100,NVIDIA-...`: 10 shares): up to that many pods are placed on it.
+    So are the user's words that several VMs run on vGPUs of one GPU (`Two vGPU VMs using the same t4 graphics card`,
+    corpus 2830): each VM holds a slice of its memory and takes its SMs in turns.
     Where the plugin's own log in the source ends before it reached the GPUs (no NVML detection, no registration
     with the kubelet, no device health event: a plugin that crash-loops after its config dump,
     ContainerInfo.plugin_short), it offered no GPU to any pod: the config is reported, not judged.
@@ -1267,8 +1269,11 @@ def _time_sliced(time_slicing: TimeSlicing) -> Outcome:
     # Time-slicing isolates nothing; HAMi caps each pod's memory slice, but the pods still share the GPU's SMs.
     how = "share one GPU's memory and SMs in turns, with no memory or fault isolation between them" \
         if time_slicing.by == CONFIG_BY else "are placed on one GPU, each with a slice of its memory and its SMs"
-    return issue(f"{time_slicing.by} offers each GPU more than once ({said}): up to {most} pods {how}, so a serving "
-                 "pod gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
+    who = "pod"
+    if time_slicing.by == VGPU_VMS_BY:
+        who, how = "VM", "run on one GPU, each with a fixed slice of its memory and its SMs in turns"
+    return issue(f"{time_slicing.by} offers each GPU more than once ({said}): up to {most} {who}s {how}, so a serving "
+                 f"{who} gets neither the whole memory nor steady compute", actual=dict(time_slicing.shared),
                  expected="replicas 1 (whole GPUs) for serving pods", evidence=sorted(time_slicing.lines, key=lambda line: "replicas" not in line)[:4])
 
 

@@ -21,6 +21,7 @@ from stackaudit.facts.nvidia import (
     GpuInfo,
     GpuSamples,
     NvidiaGpus,
+    PowerCapSweep,
     PowerProfile,
 )
 from stackaudit.fixes.model import (
@@ -70,7 +71,7 @@ IDLE_PSTATE = 8
     references=(NVML_REASONS,),
 )
 def gpu_power_limit(nvidia: NvidiaGpus | None = None, container: ContainerInfo | None = None,
-                    gpus: GpuInventory | None = None) -> Outcome:
+                    gpus: GpuInventory | None = None, power_cap_sweep: PowerCapSweep | None = None) -> Outcome:
     """Reads: per GPU the current, default, min/max and enforced power limits (NVML
     nvmlDeviceGetPowerManagementLimit / DefaultLimit / LimitConstraints / EnforcedPowerLimit;
     `nvidia-smi -q -d POWER`; the `Pwr:Usage/Cap` column of the table), and the model's default
@@ -89,6 +90,9 @@ def gpu_power_limit(nvidia: NvidiaGpus | None = None, container: ContainerInfo |
     known, a GPU at 90 % or more drawing under half its cap is not held back by it: not an issue. A name the table cut
     whose rows (by its memory) differ in their default has none, but a cap at or above the highest of them is not
     below the card's, whichever row it is: ok (NvidiaGpu.power_default_most; a 24 GB `NVIDIA GeForce ...` at 450 W).
+    Where no GPU's cap is read otherwise, a power-cap sweep's steps (club-3090's `=== Cap: 330W (GPUs 0,1)` banners,
+    each limit set and read back: facts/nvidia.PowerCapSweep) are caps its script set one after another to measure
+    them, below the default or not: not an issue, the limit left on the GPUs after the sweep not shown (corpus 2842).
 
     Bad value: `power.limit` or `enforced.power.limit` below `power.default_limit`.
 
@@ -230,7 +234,23 @@ def gpu_power_limit(nvidia: NvidiaGpus | None = None, container: ContainerInfo |
             ask="nvidia-smi -q -d POWER")
     if (budget := _laptop_budget(gpus)) is not None:
         return over_gpus(nvidia, listed, budget, ask="nvidia-smi -q -d POWER")
+    if (swept := _swept(power_cap_sweep)) is not None:
+        return over_gpus(nvidia, listed, swept, ask="nvidia-smi -q -d POWER")
     return unknown("power limits are not in this source", hint="paste `nvidia-smi -q -d POWER`")
+
+
+def _swept(sweep: PowerCapSweep | None) -> Outcome | None:
+    """Not an issue where a power-cap sweep shows the caps its script set one after another (PowerCapSweep); None
+    where none is shown."""
+    if sweep is None or not sweep.caps_w:
+        return None
+    steps = ", ".join(f"{cap:g} W" for cap in sweep.caps_w)
+    read_back = (f", each set and read back ({', '.join(f'{w:g} W' for w in sweep.set_w)})"
+                 if len(sweep.set_w) == len(sweep.caps_w) else "")
+    return not_an_issue(
+        f"the caps shown are a power-cap sweep's steps on GPU(s) {', '.join(map(str, sweep.gpus))}: {steps}{read_back}; "
+        "its script sets each cap to measure the GPUs under it, a deliberate point of a measurement, not a limit left "
+        "on them (the limit after the sweep is not shown)", actual={"sweep_caps_w": list(sweep.caps_w)})
 
 
 def _no_default_model(gpus: list[GpuInfo]) -> str:

@@ -896,8 +896,15 @@ def gpus_from_p2p_test(text: str) -> GpuInventory:
 GGML_FOUND = re.compile(r"ggml_(?:cuda_init|init_cublas): found (\d+) CUDA devices?(?: \(Total VRAM: [^)]*\))?:")
 # Builds of June to August 2023 print the name alone (`  Device 0: NVIDIA A10G`, llama.cpp#1899): the name runs to the
 # line's end, or, in a log flattened onto one line (LocalAI#772), to the next device or the next `prefix: ` of the log.
-_GGML_DEVICE = re.compile(r"\bDevice (\d+): (?:([^,\n]{1,200}), compute capability \d+\.\d+"
+_GGML_DEVICE = re.compile(r"\bDevice (\d+): (?:([^,\n]{1,200}), compute capability (?P<cc>\d+\.\d+)"
                           r"|([^,\n]{1,200}?)(?=\s+Device \d+: |\s+[\w.]+: |[ \t]*$))", re.M)
+
+
+# The name the driver gives a device id its name table lacks (an engineering sample, a board newer than the driver):
+# `Device 3: NVIDIA Graphics Device, compute capability 8.0` (corpus 2856) names no model, its compute capability
+# does: kept beside the name CUDA gave (`NVIDIA Graphics Device of compute capability 8.0`, a whole GPU's name, no MIG
+# slice's), for gputable.architecture_of and capability_architecture.
+PLACEHOLDER_NAME = re.compile(r"^(?:NVIDIA )?Graphics Device$", re.IGNORECASE)
 
 
 # The same list from llama.cpp built for HIP (ROCm): `ggml_cuda_init: found 2 ROCm devices:` over `Device 0: Radeon RX
@@ -925,7 +932,9 @@ def parse_ggml_cuda_gpus(text: str) -> GpuInventory:
     for m in listed:
         if not (m.group(2) or bare_ok):
             continue
-        name = (m.group(2) or m.group(3)).strip()
+        name = (m.group(2) or m.group(4)).strip()
+        if m.group("cc") and PLACEHOLDER_NAME.match(name):
+            name += f" of compute capability {m.group('cc')}"  # what names it: gputable.capability_architecture
         records.setdefault(int(m.group(1)), GpuRecord(int(m.group(1)), "", name, None, (GGML_TITLE,)))
     if not records:
         raise ParseError("no `Device N: <name>` line")

@@ -45,6 +45,7 @@ from stackaudit.facts.sources import (
     NVIDIA_PROC_VERSION,
     NVSMI_VERSION,
     P2P_BANDWIDTH_TEST,
+    POWER_CAP_SWEEP,
     POWERPROFILESCTL,
     PROC_MEMINFO,
     PROC_MODULES,
@@ -53,6 +54,7 @@ from stackaudit.facts.sources import (
 from stackaudit.facts.symptoms import KERNEL_OPEN_README
 from stackaudit.gputable import (
     ARCHITECTURE_ORDER,
+    BoardPower,
     GpuSpec,
     GpuTableError,
     UnknownGpuError,
@@ -389,11 +391,15 @@ class GpuInfo:
         their defaults differ (power_default gives none there), and those rows in words; (None, "") otherwise.
 
         A cap at or above it is at or above the default whichever row the card is (the 24 GB `NVIDIA GeForce ...` at
-        450 W: the RTX 3090's 350 W, the RTX 4090's 450 W; corpus 2368). The cap itself chooses no row here."""
+        450 W: the RTX 3090's 350 W, the RTX 4090's 450 W; corpus 2368). The cap itself chooses no row here. Where no
+        full row fits, the power-only rows its memory fits (gputable.cut_board_rows: `NVIDIA RTX PRO 4500 Blac...` of
+        32 GB, the workstation card's 200 W or the Server Edition's 165 W; corpus 2811)."""
         if not self.cut_name or self.power_default_w is not None:
             return None, ""
         cut = resolve_cut_name(self.cut_name, self.memory_total_mib, None)
-        rows = cut.rows if cut is not None and self.memory_total_mib is not None else ()
+        rows: Sequence[GpuSpec | BoardPower] = cut.rows if cut is not None and self.memory_total_mib is not None else ()
+        if not rows:
+            rows = cut_board_rows(self.cut_name, self.memory_total_mib)
         if len({row.power_w for row in rows}) < 2:
             return None, ""
         said = " or ".join(f"{row.name} ({row.power_w:g} W)" for row in rows)
@@ -1056,13 +1062,27 @@ def nvidia_driver_from_collect_env(ctx: FactContext) -> NvidiaDriver:
     The report asks nvidia-smi, which answers only from a loaded driver: the version is the loaded one. A report cut
     inside the version after its branch (`Nvidia driver version        : 535`, corpus 603) names the branch, NVIDIA's
     three digits, and no more: the branch is what its CUDA and the compatibility floors are read from.
+    A user who writes the report's fields out by hand may name the package the driver came from beside the version
+    (`Nvidia driver version   : 595.84 (nvidia-driver-595-open, Ubuntu package 595.84-0ubuntu0.24.04.1)`, corpus 2854):
+    a package of the version's branch names its flavour (BRANCH_PACKAGE: Ubuntu's two flavours of a branch conflict),
+    and so do the open flavour's words beside it (STATED_OPEN: `595.71.05 (open kernel module)`).
     """
     from stackaudit.facts.collect_env import CollectEnv
 
-    version = ctx.fact("collect_env", CollectEnv).driver_version
-    if not re.match(r"\d+\.\d+|[1-9]\d\d\.?$", version):
+    value = ctx.fact("collect_env", CollectEnv).driver_version
+    m = re.match(r"\d{3}\.\d+(?:\.\d+)?(?=$|[\s(,;])|\d+\.\d+|[1-9]\d\d\.?$", value)
+    if m is None:
         raise FactUnavailable("the report names no driver version")
-    return NvidiaDriver(version, None, loaded=True)
+    version, rest = m.group(0), value[m.end():]
+    if not rest.strip():
+        return NvidiaDriver(value, None, loaded=True)
+    flavours = {"open" if p.group(2) else "proprietary" for p in BRANCH_PACKAGE.finditer(rest)
+                if version.startswith(p.group(1) + ".")}
+    if STATED_OPEN.search(f"{version} {rest.strip()}"):
+        flavours.add("open")
+    flavour = next(iter(flavours)) if len(flavours) == 1 else None
+    return NvidiaDriver(version, flavour, f"collect_env: Nvidia driver version: {value}" if flavour else "",
+                        loaded=True)
 
 
 # nvidia-smi's header versions written on their own (a copied header line, a hardware list): `Driver Version: 591.86`,
@@ -1617,6 +1637,36 @@ def sampling_providers(seconds: float, base: dict[str, FactSpec] | None = None) 
 
 
 # --- host power profile and memory (PWR-PLATFORM-PROFILE, MEM-PINNED-HOST) --------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class PowerCapSweep(Sourced):
+    """The power caps a sweep script set on the GPUs one after another to measure each (club-3090's
+    `power-cap-sweep.sh`: a `=== Cap: 330W (GPUs 0,1) @ ... ===` banner per step, then `[verify] limit set to:
+    330.00W`, the limit it set and read back)."""
+
+    caps_w: tuple[float, ...] = ()  # the steps shown, in order
+    gpus: tuple[int, ...] = ()  # the GPUs the banners name
+    set_w: tuple[float, ...] = ()  # the limits the script read back after setting them
+
+
+_SWEEP_STEP = re.compile(r"^cap=(\d+(?:\.\d+)?) gpus=([\d,]+)(?: set=(\d+(?:\.\d+)?))?$", re.MULTILINE)
+
+
+@parser(POWER_CAP_SWEEP, feeds="power_cap_sweep", kind=PowerCapSweep, rank=50)
+def power_cap_sweep(text: str) -> PowerCapSweep:
+    """The cap steps of a pasted power-cap sweep (importers/rig_report.py power_cap_sweep records them).
+
+    Input (tests/data/captures/2842, as recorded)::
+
+        cap=330 gpus=0,1 set=330.00
+    """
+    steps = list(_SWEEP_STEP.finditer(text))
+    if not steps:
+        raise ParseError("no cap step")
+    return PowerCapSweep(caps_w=tuple(float(m.group(1)) for m in steps),
+                         gpus=tuple(sorted({int(g) for m in steps for g in m.group(2).split(",")})),
+                         set_w=tuple(float(m.group(3)) for m in steps if m.group(3)))
 
 
 @dataclass(frozen=True)

@@ -357,6 +357,14 @@ PLATFORM_WORDS: tuple[PlatformWords, ...] = (
     # docker run ... --gpus all`, corpus 2869), its containers run in WSL 2.
     PlatformWords(_NO_CONTRAST + r"(?=.*\b(?:CUDA|NCCL|nvidia|GPUs?)\b).*\bdocker[\s-]?desktop\b",
                   "Docker Desktop with a GPU: its WSL 2 back end (a Hyper-V utility VM)", "microsoft", wsl=True),
+    # Docker Desktop named by its version alone (`docker是最新V4.31.1` beside `555.85+cuda12.5`, corpus 2864): its
+    # releases are 4.x since 2021 (https://docs.docker.com/desktop/release-notes/), while Docker Engine went from 1.13
+    # to 17.03 and Compose is 1.x or 2.x, so a `docker` 4.x beside CUDA is Docker Desktop, whose GPU is WSL 2's.
+    PlatformWords(_NO_CONTRAST + r"(?=.*(?<![a-z])(?:CUDA|NCCL|nvidia|GPUs?)(?![a-z])).*(?<![a-z0-9_-])docker(?![a-z0-9_-]|\.\w)"
+                  r"(?:[^\x00-\x7f]{1,6}|\s*(?:desktop\s*)?(?:version\s*)?(?:is\s*)?(?:the\s+)?(?:latest\s*)?(?:to\s+)?)[vV]?"
+                  r"4\.\d{1,2}(?:\.\d{1,2})?(?![\d.])",
+                  "Docker Desktop (its 4.x version) with a GPU: its WSL 2 back end (a Hyper-V utility VM)", "microsoft",
+                  wsl=True),
     # A guest the user names by its kind (`doesn't work in both confidential VM and normal VM`, corpus 1098): a VM
     # the driver runs in, not one compared with (the negation lookbehinds keep `not in a guest VM` out).
     PlatformWords(r"(?<!not )(?<!n't )\b(?:in|inside|on)\s+(?:both\s+|a\s+|the\s+|my\s+|our\s+)?"

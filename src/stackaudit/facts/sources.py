@@ -384,6 +384,11 @@ USER_MACHINE = Source("user_machine", "the machine in the user's own words", doc
 RIG_REPORT_ENVIRONMENT = Source("rig_report_environment", "club-3090 rig report's Environment line", doc=True,
                                 hint="paste `systemd-detect-virt --vm`")
 
+# club-3090's power-cap sweep (`scripts/power-cap-sweep.sh`, importers/rig_report.py): each cap step's banner and the
+# limit its script set, one line a step (`cap=330 gpus=0,1 set=330.00`).
+POWER_CAP_SWEEP = Source("power_cap_sweep", "club-3090 power-cap sweep's cap steps", doc=True,
+                         hint="paste `nvidia-smi -q -d POWER`")
+
 ALL: tuple[Source, ...] = (*(v for v in globals().values() if isinstance(v, Source)), *DF_PASTED, *LSPCI_PASTED,
                            *NVSMI_P2P.values(), *SYSCTL_D, *MODPROBE_D,
                            *MODULES_LOAD_D, *TMPFILES_D, *UDEV_RULES_D, *LOADER_ENTRIES)

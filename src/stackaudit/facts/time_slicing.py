@@ -15,13 +15,36 @@ from dataclasses import dataclass
 
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.registry import fact, parser, union
-from stackaudit.facts.sources import TIME_SLICING
+from stackaudit.facts.sources import TIME_SLICING, USER_MACHINE
 
 # The section's head, YAML or JSON (`timeSlicing:`, `"timeSlicing": {`).
 TIME_SLICING_HEAD = re.compile(r"^(?P<indent>\s*)[\"']?timeSlicing[\"']?\s*:")
 _REPLICAS = re.compile(r"^\s*(?:-\s*)?[\"']?replicas[\"']?\s*:\s*[\"']?(\d+)")
 _NAME = re.compile(r"^\s*(?:-\s*)?[\"']?name[\"']?\s*:\s*[\"']?([\w./-]+)")
 CONFIG_BY = "the device plugin's time-slicing config"
+VGPU_VMS_BY = "the vGPU setup the user describes"
+# The user's words that several VMs run on vGPUs of one physical GPU (`Two vGPU VMs using the same t4 graphics card`,
+# corpus 2830). NVIDIA vGPU's time-sliced profiles give each VM a fixed slice of the board's memory and its SMs in
+# turns (the scheduler's time slices: https://docs.nvidia.com/vgpu/latest/grid-vgpu-user-guide/index.html), so each
+# VM is one more tenant of that GPU. A count, the VMs, vGPU and the one GPU they share, in one clause.
+_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_VGPU_VMS = re.compile(r"\b(?P<n>two|three|four|five|six|seven|eight|[2-9]|[1-9]\d)\s+vGPU\s+(?:VMs|virtual machines)\s+"
+                       r"(?:(?:are\s+)?(?:using|on|sharing|share|with))\s+(?:the\s+)?same\s+(?:[\w-]+\s+){0,3}?"
+                       r"(?:GPU|graphics\s+card|card|board)\b", re.IGNORECASE)
+
+
+def stated_vgpu_vms(line: str) -> int:
+    """How many VMs a line of the user's words says run on vGPUs of one GPU (_VGPU_VMS); 0 where it says none. A
+    question states nothing.
+
+    >>> stated_vgpu_vms("Two vGPU VMs using the same t4 graphics card, accessing each other using an Ethernet network")
+    2
+    """
+    m = _VGPU_VMS.search(line) if "?" not in line else None
+    if m is None:
+        return 0
+    n = m.group("n").lower()
+    return _NUMBERS[n] if n in _NUMBERS else int(n)
 MAX_SECTION_LINES = 40  # a section lists a few resources; a longer run is another document's
 
 
@@ -95,3 +118,17 @@ def time_slicing_from_paste(text: str) -> TimeSlicing:
               replicas: 4
     """
     return parse_time_slicing(text)
+
+
+@parser(USER_MACHINE, feeds="time_slicing", kind=TimeSlicing, rank=12)
+def vgpu_vms_from_user_words(text: str) -> TimeSlicing:
+    """The VMs the user's words say run on vGPUs of one GPU (stated_vgpu_vms): that GPU offered to as many VMs.
+
+    Input (tests/data/captures/2830)::
+
+        Two vGPU VMs using the same t4 graphics card, accessing each other using an Ethernet network
+    """
+    said = [(n, line.strip()) for line in text.splitlines() if (n := stated_vgpu_vms(line))]
+    if not said:
+        raise ParseError("no VMs on vGPUs of one GPU in the user's words")
+    return TimeSlicing((("one GPU's vGPUs", max(n for n, _ in said)),), tuple(line for _, line in said), VGPU_VMS_BY)

@@ -59,6 +59,7 @@ from stackaudit.facts.shm import stated_shm
 from stackaudit.facts.sources import EVIDENCE_LINES, USER_ENGINES, USER_MACHINE, USER_QUESTION
 from stackaudit.facts.symptoms import is_symptom
 from stackaudit.facts.system import is_uname_line, stated_arm_cpu, stated_iommu_off, stated_peer_memory_loaded
+from stackaudit.facts.time_slicing import stated_vgpu_vms
 from stackaudit.importers._scan import Candidates, candidate_lines
 from stackaudit.importers.evidence import FORM_GPU_LABELS, form_answer, headed_value, is_evidence
 from stackaudit.importers.prose_engine import is_sentence
@@ -89,6 +90,8 @@ _NEEDLES = (*(f"{d}x" for d in range(1, 10)), *(f"{d} x" for d in range(1, 10)),
             "peermem", "peer_mem",
             # A laptop in the user's words (facts/platform.stated_laptop).
             "laptop", "surface book",
+            # Docker Desktop named by its 4.x version beside CUDA (facts/platform.PLATFORM_WORDS: WSL 2).
+            "docker",
             # A GPU's brand word alone on a list's line (facts/gpus.bare_listed_model), and the OS release beside a
             # model in a list written on one line (facts/gpus.inline_listed_model).
             "geforce", "tesla", "quadro", "ubuntu", "debian", "centos", "fedora", "rocky", "rhel",
@@ -187,7 +190,8 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or platform_words(line) \
             or stated_shm(line) is not None or stated_arm_cpu(line) or stated_iommu_off(line) or stated_npus(line) \
             or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line) \
-            or stated_peer_memory_loaded(line) or stated_laptop(line) or stated_one_gpu_each(line)
+            or stated_peer_memory_loaded(line) or stated_laptop(line) or stated_one_gpu_each(line) \
+            or stated_vgpu_vms(line)
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \

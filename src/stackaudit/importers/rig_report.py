@@ -35,9 +35,15 @@ from collections.abc import Iterator
 
 from stackaudit.facts._parse import stated_line
 from stackaudit.facts.gpus import stated_gpus
-from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, RIG_REPORT_ENVIRONMENT
+from stackaudit.facts.sources import LSCPU, NVSMI_QUERY, POWER_CAP_SWEEP, RIG_REPORT_ENVIRONMENT
 from stackaudit.importers._scan import Candidates, Scan
-from stackaudit.importers.registry import Found, command_output_appended, document_appended, importer
+from stackaudit.importers.registry import (
+    Found,
+    applied_each,
+    command_output_appended,
+    document_appended,
+    importer,
+)
 from stackaudit.pci_address import BDF
 
 _GPU = re.compile(r"^\s*- \*\*GPU (\d+):\*\* (.+?) \| (\d+) MiB \| driver (\S+) \| VBIOS (\S+) \| "
@@ -72,6 +78,29 @@ _PER_GPU_POWER = re.compile(r"\b(\d+(?:\.\d+)?)\s*W\s+(?:per|each)\s+GPU\b|"
 # threads (`CPU：64 cores`, corpus 2910) names no model and is not read.
 _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
 _ROW_CPU = re.compile(r"^CPU: (?!(?i:\d+\s*(?:cores?|threads?|vCPUs?|C\b)\s*(?:[/,(].*)?)$)(.+?)(?: \(\d+ threads\))?$")
+
+
+_ANSWER_LOOK = 12  # lines above a limit of each GPU where the count and model it is of may stand
+_ANSWER_MAX = 80  # a form's short answer, not a sentence of prose
+# Words that make the figure the card's own rating, not the limit set (`Stock power cap: 350W per GPU`, corpus 2842).
+_NOT_SET = re.compile(r"\b(?:stock|default|factory|rated|max(?:imum)?|TDP|TGP)\b", re.IGNORECASE)
+
+
+def per_gpu_answer(lines: list[str], i: int) -> tuple[int, str, str] | None:
+    """(count, model, watts) where line i is a short answer stating the limit of each GPU alone (`**250 W per GPU**,
+    unchanged throughout.` under club-3090's form heading `### Power limit during the run`, corpus 2899) and the nearest
+    line above it that states GPUs states one count of one model (`2× RTX 3090 24 GB (sm86), NVLink.` under `### Card,
+    and how many`), and no other line there states other GPUs: the limit is each of those cards'. None otherwise."""
+    line = lines[i]
+    per_gpu = _PER_GPU_POWER.search(line)
+    if per_gpu is None or not per_gpu.group(1) or len(line.strip()) > _ANSWER_MAX or stated_gpus(line) \
+            or _NOT_SET.search(line):
+        return None
+    said = {g for j in range(max(0, i - _ANSWER_LOOK), i) for g in stated_gpus(lines[j])}
+    if len(said) != 1:
+        return None
+    count, model = next(iter(said))
+    return count, model, per_gpu.group(1)
 
 
 def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
@@ -154,7 +183,7 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if listed := _LIST_GPU.match(lines[i]):
             yield from _listed_gpu(lines, i, listed)
             continue
-        if per_gpu := per_gpu_limit(lines[i]):
+        if per_gpu := per_gpu_limit(lines[i]) or per_gpu_answer(lines, i):
             count, model, watts = per_gpu
             text = "".join(_query_section(model, limit=watts) for _ in range(count))
             yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
@@ -187,7 +216,9 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
 # clocks_throttle_reasons.sw_power_cap and .hw_thermal_slowdown were Active (`throttle_pwr=0 throttle_thermal=0`). The
 # clocks and reasons are OR'd and the temperature the highest over the GPUs the banner names; every sample read was
 # above 50 % busy (SWEEP_BUSY_PCT, the least the readings show).
-_SWEEP_CAP = re.compile(r"^=== Cap: \d+W \(GPUs (\d+(?:,\d+){0,15})\)")
+_SWEEP_CAP = re.compile(r"^=== Cap: (\d+)W \(GPUs (\d+(?:,\d+){0,15})\)")
+# The limit the sweep set for the step and read back (`[verify] limit set to: 330.00W`).
+_SWEEP_SET = re.compile(r"^\[verify\] limit set to: (\d+(?:\.\d+)?)W\b")
 _SWEEP_RESULT = re.compile(r"^\[result\] cap=\d+W actual_W=[\d.]+ temp=(\d+) sm_clk=(\d+) mem_clk=\d+ pstate=(P\d+) "
                            r"throttle_pwr=(\d+) throttle_thermal=(\d+)\b")
 SWEEP_BUSY_PCT = 51
@@ -200,7 +231,9 @@ _SWEEP_LINE = re.compile(r"^(?:\[(?:result|time|verify|bench|summary|warn|platea
 def power_cap_sweep(lines: list[str]) -> Iterator[Found]:
     """The sweep's result lines, from the first to the last of a run of sweep lines, as one `nvidia-smi -q` section per
     GPU its banner names: a reason Active where any cap's share is above 0, the highest temperature, the lowest SM
-    clock and the deepest P-state of the caps shown (the worse reading decides)."""
+    clock and the deepest P-state of the caps shown (the worse reading decides). The cap steps whose banner the run
+    holds, with the limit each set (`[verify] limit set to:`), are recorded as the document POWER_CAP_SWEEP: caps the
+    script set to measure them (PWR-GPU-POWER-LIMIT)."""
     i = 0
     while i < len(lines):
         if not _SWEEP_RESULT.match(lines[i]):
@@ -212,13 +245,23 @@ def power_cap_sweep(lines: list[str]) -> Iterator[Found]:
                 results.append(r)
             end += 1
         banner = next((b for j in range(i, max(-1, i - 12), -1) if (b := _SWEEP_CAP.match(lines[j]))), None)
-        gpus = banner.group(1).split(",") if banner else ["0"]
+        gpus = banner.group(2).split(",") if banner else ["0"]
+        start = next((j for j in range(i, max(-1, i - 12), -1) if _SWEEP_CAP.match(lines[j])), i)
+        steps = ""
+        for j in range(start, end):
+            if cap := _SWEEP_CAP.match(lines[j]):
+                steps += f"cap={cap.group(1)} gpus={cap.group(2)}"
+                done = next((k for k in range(j + 1, end) if _SWEEP_CAP.match(lines[k])), end)
+                limit = next((v for k in range(j + 1, done) if (v := _SWEEP_SET.match(lines[k]))), None)
+                steps += f" set={limit.group(1)}\n" if limit else "\n"
         section = _query_section(
             "", pstate=max((r.group(3) for r in results), key=lambda p: int(p[1:])),
             temp=str(max(int(r.group(1)) for r in results)), sm_clock=str(min(int(r.group(2)) for r in results)),
             reasons={"SW Power Cap": any(int(r.group(4)) for r in results),
                      "HW Thermal Slowdown": any(int(r.group(5)) for r in results)}, busy_pct=SWEEP_BUSY_PCT)
-        yield Found("power-cap sweep", i, end, command_output_appended(NVSMI_QUERY.argv, section * len(gpus)))
+        sections = command_output_appended(NVSMI_QUERY.argv, section * len(gpus))
+        yield Found("power-cap sweep", i, end,
+                    applied_each(sections, document_appended(POWER_CAP_SWEEP.name, steps)) if steps else sections)
         i = end
 
 
