@@ -5,7 +5,8 @@ facts/applicability.engine_shown_other) both read.
 Sources, strongest first: a pasted engine command (facts/engine_command.py), a container's engine (its command, else
 the engine its image is: applicability.GGML_IMAGES), the server log's own lines (ServingLog.engine: ollama's journal
 lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
-...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
+...`, shows llama.cpp by its release: ServingLog.llamacpp_release), a llama-bench table (llama.cpp's benchmark:
+facts/parallelism.BenchSplit, corpus 2902), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
 device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS), and its CUDA backend's allocation refused for
 memory (`ggml_backend_cuda_buffer_type_alloc_buffer: ... cudaMalloc failed: out of memory`, facts/cuda_ran.GGML_CUDA_OOM)
@@ -33,6 +34,7 @@ from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import GGML_ENGINES, EngineCommands, StatedEngines
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.ollama_cli import OllamaShown
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
 from stackaudit.facts.serving_logs import ServingLog
@@ -105,11 +107,13 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
     symptoms = ctx.optional("log_symptoms", LogSymptoms)
     gpus = ctx.optional("gpus", GpuInventory)
     stated = ctx.optional("stated_engines", StatedEngines)
+    par = ctx.optional("parallelism", Parallelism)
     shown = (*(c.engine for c in (commands.commands if commands is not None else ())),
              # A run the paste cuts before its image (no image, no command) shows a container, not what it runs.
              *(c.engine or ggml_image_engine(c.image) for c in (containers.containers if containers else ())
                if c.image or c.argv),
              *((log.engine or ("llamacpp" if log.llamacpp_release else ""),) if log is not None else ()),
+             *(b.engine for b in (par.benches if par is not None else ())),
              *(("ollama",) if ctx.optional("ollama_cuda", OllamaCuda) is not None else ()),
              *(("ollama",) if ctx.optional("ollama_shown", OllamaShown) is not None else ()),
              *(symptoms.engines() if symptoms is not None else ()),
