@@ -1391,9 +1391,12 @@ STATED_ENGINE_WORDS: dict[str, str] = {
     "vllm": r"vllm",
     "sglang": r"sglang",
     "trtllm": r"tensorrt(?:-llm)?|trt-?llm",
+    # ExLlama, ExLlamaV2, ExLlamaV3 (turboderp): PyTorch extensions with their own kernels and their own tensor
+    # parallelism, no vLLM or SGLang code (applicability.ENGINES_WITHOUT).
+    "exllama": r"exllama(?:v[23])?",
     # The training frameworks built on torch too (Unsloth, Axolotl, torchtitan, LLaMA-Factory): their jobs hold the GPU
     # as an engine does (a GRPO script on a DGX Spark's only GPU, corpus 2356).
-    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite|unsloth|axolotl"
+    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|lmdeploy|aphrodite|unsloth|axolotl"
              r"|torchtitan|llama-?factory",
     # TGI, also by its image named in a sentence (`docker image text-generation-inference:1.0.2`).
     "tgi": r"text-generation-inference(?::v?\d[\w.]*)?|tgi",
