@@ -19,7 +19,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from corpus import body, capture_checks, paste_checks
-
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.parallelism import parallelism_from_llama_bench
 

@@ -168,7 +168,7 @@ class Parallelism(Sourced):
         `collect_env`, also the engine whose environment report it is: check_env is SGLang's; PyTorch prints
         collect_env in vLLM's format too, so it names vLLM only with a vLLM version in it, or under vLLM's bug form
         (CollectEnv.vllm_form)."""
-        engines = {e.engine for e in (*self.engines, *self.benches) if e.engine}
+        engines = {e.engine for e in self.engines if e.engine} | {b.engine for b in self.benches if b.engine}
         if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version
                                         or collect_env.vllm_form):
             engines.add(collect_env.tool)
