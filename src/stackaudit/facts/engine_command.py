@@ -1421,6 +1421,18 @@ def stated_split(line: str) -> bool:
     return bool(STATED_SPLIT.search(line))
 
 
+# The TP size the user's words give a run: `with SGLang TP4 serving Qwen3.8-27B` (corpus 2848), a list's `Config: TP=8,
+# DCP=1` (corpus 2838), `tp=2`, `--tp 4`, `tensor parallel size 4`. `TP` inside a longer name (`MTP=3`, `ETP4`) is not
+# one, nor is a release (`TP 2.5`).
+STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*[=:]?\s*|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
+                       r"|tensor[- ]parallel(?:ism)?(?:[- ]size)?\s*(?:of|=|:)?\s*)(?P<tp>\d{1,3})(?![\w.])", re.I)
+
+
+def stated_tp(line: str) -> tuple[int, ...]:
+    """The TP sizes a line of the user's words gives (STATED_TP), each once, in order."""
+    return tuple(dict.fromkeys(int(m["tp"]) for m in STATED_TP.finditer(line)))
+
+
 # SGLang's and vLLM's switches of custom all-reduce, named in a sentence of the user's words as added to the run
 # (`After adding --enable-p2p-check, why is ... two 4090s slower`, sgl-project/sglang#4723, corpus 1352): each a flag
 # as a word (not a longer flag's start), in a line no negation turns (`without --enable-p2p-check`, `removing`).
@@ -1465,6 +1477,14 @@ class StatedEngines(Sourced):
     switches: tuple[str, ...] = ()
     switch_line: str = ""
     nodes: str = ""  # the sentence that says the job runs on two nodes or more (STATED_NODES), else ""
+    # The TP sizes the user's sentences give a run (stated_tp), each once, and the first sentence giving one.
+    tp_sizes: tuple[int, ...] = ()
+    tp_line: str = ""
+
+    @property
+    def tp(self) -> int | None:
+        """The one TP size the user's words give; None where they give none, or several (`TP4 works, TP2 fails`)."""
+        return self.tp_sizes[0] if len(self.tp_sizes) == 1 else None
 
 
 fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
@@ -1483,11 +1503,14 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     split = next((line.strip() for line in text.splitlines() if stated_split(line)), "")
     switched = [(line.strip(), said) for line in text.splitlines() if (said := stated_switches(line))]
     nodes = next((line.strip() for line in text.splitlines() if stated_nodes(line)), "")
-    if not engines and not split and not switched and not nodes:
+    sized = [(line.strip(), sizes) for line in text.splitlines() if (sizes := stated_tp(line))]
+    if not engines and not split and not switched and not nodes and not sized:
         raise ParseError("no engine named in the user's words")
     return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split, nodes=nodes,
                          switches=tuple(dict.fromkeys(f for _, said in switched for f in said)),
-                         switch_line=switched[0][0] if switched else "")
+                         switch_line=switched[0][0] if switched else "",
+                         tp_sizes=tuple(dict.fromkeys(s for _, sizes in sized for s in sizes)),
+                         tp_line=sized[0][0] if sized else "")
 
 
 # Docker Compose's progress words for a container it starts (`Container ollama Starting`, `Container ollama

@@ -54,7 +54,7 @@ from stackaudit.facts.sources import BENCH_OUTPUT
 
 if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommand, EngineCommands
+    from stackaudit.facts.engine_command import EngineCommand, EngineCommands, StatedEngines
     from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.model_placement import ModelPlacements
     from stackaudit.facts.nvidia import NvidiaGpus
@@ -483,7 +483,7 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
                        containers: DockerContainers | None = None, tests: NcclTestRuns | None = None,
                        count_by_tests: bool = False, log: ServingLog | None = None,
-                       benches: tuple[BenchSplit, ...] = ()) -> str:
+                       benches: tuple[BenchSplit, ...] = (), stated: StatedEngines | None = None) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -511,6 +511,10 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     GPU the benchmark sees, as a llama.cpp server splitting with no device list does (corpus 2902: `t/s -sm layer |
     t/s -sm tensor` on 4x RTX 4090). A table that names no split mode (the default layer split is not printed) is not
     read: one GPU may be all the benchmark was given.
+    With no engine process, command, container, log or build size shown, the one TP size the user's words give a run
+    (StatedEngines.tp: `with SGLang TP4 serving ...` on `4x A100-80GB PCIe`, corpus 2848; a list's `Config: TP=8` on
+    `8x RTX PRO 6000`, corpus 2838) of `count` is that run's group of every GPU; words that give several sizes
+    (`TP4 works, TP2 fails`) give none.
     """
     if count is None or count < 2:
         return ""
@@ -557,6 +561,10 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     if bench is not None and not narrowed and shown is None and engine.process is None and engine.container is None:
         return (f"llama-bench's runs split the model over every GPU it sees ({bench.over_every_gpu}; its table names no "
                 f"device, share or main GPU, and no command shown sets CUDA_VISIBLE_DEVICES): the host's {count} GPUs")
+    said = stated.tp if stated is not None else None
+    if said == count and not narrowed and shown is None and engine.process is None and engine.container is None \
+            and engine.tp is None and stated is not None:
+        return f"the user's words give the run TP {said} (`{stated.tp_line[:120]}`), the host's {count} GPUs"
     shown_engine = engine.engine or engine.tp is not None or shown is not None or engine.process is not None
     tested = tests.group(count) if tests is not None and not shown_engine else None
     named = tests is not None and all(t.visible is not None for t in tests.groups)
