@@ -1424,8 +1424,8 @@ def stated_split(line: str) -> bool:
 # The TP size the user's words give a run: `with SGLang TP4 serving Qwen3.8-27B` (corpus 2848), a list's `Config: TP=8,
 # DCP=1` (corpus 2838), `tp=2`, `--tp 4`, `tensor parallel size 4`. `TP` inside a longer name (`MTP=3`, `ETP4`) is not
 # one, nor is a release (`TP 2.5`).
-STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*[=:]?\s*|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
-                       r"|tensor[- ]parallel(?:ism)?(?:[- ]size)?\s*(?:of|=|:)?\s*)(?P<tp>\d{1,3})(?![\w.])", re.I)
+STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
+                       r"|tensor[- ]parallel(?:ism)?(?:[- ]size)?\s*(?:(?:of|=|:)\s*)?)(?P<tp>\d{1,3})(?![\w.])", re.I)
 
 
 def stated_tp(line: str) -> tuple[int, ...]:
