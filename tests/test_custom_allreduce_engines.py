@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from corpus import capture_checks, paste_checks
+from corpus import body, capture_checks, paste_checks
 from stackaudit.facts.applicability import engine_shown_other
 
 AR = "IC-CUSTOM-ALLREDUCE"
@@ -80,3 +80,24 @@ def test_vllm_beside_ggml_stays_open(tmp_path: Path) -> None:
     """Modelled: a vLLM command beside a llama.cpp device list; vLLM's custom all-reduce is still the question."""
     text = "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2\n" + GGML_15294
     assert paste_checks(tmp_path, text, AR)[AR].status != "not-applicable"
+
+
+def test_exllama_runs_no_vllm_custom_allreduce() -> None:
+    """ExLlamaV2's tensor parallelism is its own: the check is not applicable where it is the only engine (corpus 2905,
+    its issue form's `### Pytorch version 2.5.1` being ExLlama's own framework); PyTorch alone names no engine, and
+    vLLM named beside ExLlama keeps the check open."""
+    assert "ExLlama" in engine_shown_other("allreduce-engine", ("exllama",))
+    assert "ExLlama" in engine_shown_other("allreduce-engine", ("exllama", "torch"))
+    assert engine_shown_other("allreduce-engine", ("torch",)) == ""
+    assert engine_shown_other("allreduce-engine", ("exllama", "vllm")) == ""
+    assert engine_shown_other("allreduce-engine", ("exllama", "")) == ""  # an unnamed log or report
+    assert engine_shown_other("torch-engine", ("exllama",)) == ""  # ExLlama runs on PyTorch
+    result = capture_checks("2905", AR)[AR]
+    assert result.status == "not-applicable" and "ExLlama" in result.message
+
+
+def test_modelled_exllama_beside_vllm_stays_open(tmp_path: Path) -> None:
+    """Modelled: 2905's words with a vLLM run named beside ExLlamaV2: the check judges the vLLM run."""
+    text = body("2905").replace("with ExLlamaV2 0.2.8", "with ExLlamaV2 0.2.8 and vLLM 0.6.4")
+    result = paste_checks(tmp_path, text, AR)[AR]
+    assert result.status != "not-applicable"

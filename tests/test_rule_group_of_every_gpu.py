@@ -149,3 +149,43 @@ def test_modelled_test_run_on_another_gpu_is_no_group_of_every_gpu(tmp_path: Pat
     text = body("758").replace("CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,7", "CUDA_VISIBLE_DEVICES=0,1,2,3,4,5,6,8")
     result = paste_checks(tmp_path, text, _CHECK)[_CHECK]
     assert result.status == "unknown" and "every GPU" not in result.message
+
+
+def test_tp_size_in_the_users_words_over_every_gpu() -> None:
+    """The one TP size the user's words give a run (StatedEngines.tp) equal to the host's whole count in their words:
+    `with SGLang TP4 serving ...` on `4x A100-80GB PCIe` (corpus 2848), a list's `Config: TP=8` on `8x RTX PRO 6000`
+    (corpus 2838)."""
+    for prefix, size in (("2848", 4), ("2838", 8)):
+        result = capture_checks(prefix, _CHECK)[_CHECK]
+        assert result.status == "not-an-issue", prefix
+        assert f"TP {size}" in result.message and "user's words" in result.message
+        assert result.coverage.total == size
+
+
+def test_modelled_tp_sizes_in_words_that_name_no_group(tmp_path: Path) -> None:
+    """Modelled on 2848: a size below the host's count, or several sizes, name no group of every GPU."""
+    for said in ("with SGLang TP2 serving", "with SGLang TP4 (TP2 fails) serving"):
+        text = body("2848").replace("with SGLang TP4 serving", said)
+        result = paste_checks(tmp_path, text, _CHECK)[_CHECK]
+        assert result.status == "unknown", said
+
+
+def test_stated_tp_sizes() -> None:
+    from stackaudit.facts.engine_command import stated_tp
+
+    assert stated_tp("with SGLang TP4 serving Qwen3.8-27B") == (4,)
+    assert stated_tp("- **Config:** TP=8, DCP=1, MTP=3, MOE_MODE=a4") == (8,)
+    assert stated_tp("4prefill-node(tp=1) and 1decode-node(tp=2)") == (1, 2)
+    assert stated_tp("it works with --tp 4 and tensor parallel size 4") == (4,)
+    assert stated_tp("ETP4 and MTP=3 and the TP 2.5 release") == ()
+
+
+def test_stated_tp_is_linear() -> None:
+    import time
+
+    from stackaudit.facts.engine_command import stated_tp
+
+    start = time.perf_counter()
+    for line in ("TP" + " " * 200_000 + "x", "tensor parallel" + " " * 200_000 + "x", "TP=" * 70_000):
+        assert stated_tp(line) == ()
+    assert time.perf_counter() - start < 1.0

@@ -38,6 +38,7 @@ from stackaudit.facts.nvidia import NvidiaGpus, gpu_spec
 from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.parallelism import (
     SERVING_ENGINES,
+    Parallelism,
     ServingEngine,
     group_of_every_gpu,
     multi_node_flags,
@@ -2222,7 +2223,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        engine_commands: EngineCommands | None = None,
                        docker_containers: DockerContainers | None = None,
                        model_placements: ModelPlacements | None = None,
-                       nvidia: NvidiaGpus | None = None, ollama_shown: OllamaShown | None = None) -> Outcome:
+                       nvidia: NvidiaGpus | None = None, ollama_shown: OllamaShown | None = None,
+                       parallelism: Parallelism | None = None, stated_engines: StatedEngines | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2258,7 +2260,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     its highest device is the host's last GPU; otherwise the run's group is not read.
     With no matrix, a group the source shows is every GPU of the host (a whole GPU count, and a pasted command with
     TP x PP of that count, a serving container given every GPU (`--gpus all`) whose arguments run TP x PP of them, or
-    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES; an engine whose build or
+    a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES, or a llama-bench table whose
+    runs name a split mode over GPUs and no device of their own, corpus 2902, or the one TP size the user's words give
+    a run, `with SGLang TP4 serving ...` on four A100s, corpus 2848; an engine whose build or
     log gives TP x PP of that count, or a llama.cpp log with buffers on every GPU, where no command sets
     CUDA_VISIBLE_DEVICES: corpus 1842, 1843; with no engine shown, a
     pasted test run whose ranks hold every GPU: corpus 758) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
@@ -2325,7 +2329,9 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         count = gpus.whole_count if gpus is not None else None
         by_tests = gpus is not None and bool(gpus.counts) and all(src == NCCL_TESTS_TITLE for src, _ in gpus.counts)
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers,
-                                        nccl_test_runs, count_by_tests=by_tests, log=serving_log):
+                                        nccl_test_runs, count_by_tests=by_tests, log=serving_log,
+                                        benches=parallelism.benches if parallelism is not None else (),
+                                        stated=stated_engines):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,

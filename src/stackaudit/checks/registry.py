@@ -219,7 +219,7 @@ RESULTS_PARAM = "results"
 # The facts that show which engines a paste holds (an engine subject's, facts/applicability.ENGINE_SUBJECTS).
 ENGINE_SUBJECT_FACTS = ("serving_processes", "engines_shown", "engine_commands", "ollama_cuda", "ollama_shown",
                         "serving_log", "docker_containers", "collect_env", "python_env", "stated_engines", "gpus",
-                        "log_symptoms")
+                        "log_symptoms", "parallelism")
 
 
 @dataclass(frozen=True)

@@ -268,8 +268,10 @@ def not_shown_subject(spec: CheckSpec, outcome: Outcome, facts: dict[str, Any], 
                         "stated_engines", *(("gpus",) if "ggml" in engines else ()))
         return not_applicable(why), tuple(sorted(dict.fromkeys((*used, *(p for f in engine_facts
                                                                           for p in provenance.get(f, ())))), key=_order))
-    commands = facts.get("engine_commands")
+    commands, parallelism = facts.get("engine_commands"), facts.get("parallelism")
+    # A llama-bench table's split modes (`-sm tensor`) are the flags its runs were given (facts/parallelism.BenchSplit).
     argvs = tuple(c.argv for c in commands.commands) if isinstance(commands, EngineCommands) else ()
+    argvs += tuple(b.flags for b in parallelism.benches) if isinstance(parallelism, Parallelism) else ()
     if why := no_nccl_engine(spec.applies_to, engines_shown(facts), argvs):
         engine_facts = ("engine_commands", "ollama_cuda", "ollama_shown", "serving_log", "docker_containers",
                         "stated_engines")

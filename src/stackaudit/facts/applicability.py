@@ -210,7 +210,10 @@ ENGINES_WITHOUT: dict[str, dict[str, str]] = {
     # layers/tensor_parallel.py, https://github.com/huggingface/text-generation-inference): no custom all-reduce.
     # FastChat's model_worker runs transformers' generate in PyTorch's eager mode, its layers split by accelerate.
     "graph-engine": {"fastchat": "FastChat's model_worker (Hugging Face transformers, which runs no CUDA graphs)"},
+    # ExLlamaV2's tensor parallelism reduces through its own code (host-memory buffers, or NCCL in ExLlamaV3), never
+    # vLLM's or SGLang's custom all-reduce (corpus 2905).
     "allreduce-engine": {"fastchat": "FastChat's model_worker (its layer split runs no all-reduce)",
+                         "exllama": "ExLlama (ExLlamaV2 or ExLlamaV3, a PyTorch extension)",
                          "trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)",
                          "tgi": "TGI (text-generation-inference, whose shards all-reduce through torch.distributed's "
                                 "NCCL)"},
@@ -318,10 +321,19 @@ def ggml_image_engine(image: str) -> str:
     return next((engine for engine, pattern in GGML_IMAGES.items() if pattern.match(image.strip().lower())), "")
 
 
+# The engines shown that run on PyTorch and lack an engine subject of their own (ENGINES_WITHOUT): a PyTorch program
+# ("torch": the user's words `Pytorch version`, an issue form's list of versions naming torch alone) shown beside one of
+# them is that engine's own framework, not another engine (ExLlamaV2's issue form, corpus 2905).
+PYTORCH_ENGINES = frozenset({"exllama", "fastchat", "tgi", "trtllm"})
+
+
 def engine_shown_other(subject: str, shown: tuple[str, ...]) -> str:
     """Why the pasted sources show no engine of an engine subject, in words; "" where they do not show that.
-    `shown` holds each engine a pasted source shows, "" for a source that shows a serving stack without naming it."""
+    `shown` holds each engine a pasted source shows, "" for a source that shows a serving stack without naming it; a
+    PyTorch program ("torch") beside an engine of PYTORCH_ENGINES is that engine's framework."""
     lacking = {**GGML_ENGINE_NAMES, **ENGINES_WITHOUT.get(subject, {})}
+    if any(e in PYTORCH_ENGINES for e in shown):
+        shown = tuple(e for e in shown if e != "torch")
     if subject not in ENGINE_SUBJECTS or not shown or any(e not in lacking for e in shown):
         return ""
     names = " and ".join(dict.fromkeys(lacking[e] for e in shown))

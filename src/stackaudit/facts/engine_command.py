@@ -1391,9 +1391,12 @@ STATED_ENGINE_WORDS: dict[str, str] = {
     "vllm": r"vllm",
     "sglang": r"sglang",
     "trtllm": r"tensorrt(?:-llm)?|trt-?llm",
+    # ExLlama, ExLlamaV2, ExLlamaV3 (turboderp): PyTorch extensions with their own kernels and their own tensor
+    # parallelism, no vLLM or SGLang code (applicability.ENGINES_WITHOUT).
+    "exllama": r"exllama(?:v[23])?",
     # The training frameworks built on torch too (Unsloth, Axolotl, torchtitan, LLaMA-Factory): their jobs hold the GPU
     # as an engine does (a GRPO script on a DGX Spark's only GPU, corpus 2356).
-    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|exllama(?:v2)?|lmdeploy|aphrodite|unsloth|axolotl"
+    "torch": r"(?:py)?torch|transformers|diffusers|comfyui|deepspeed|lmdeploy|aphrodite|unsloth|axolotl"
              r"|torchtitan|llama-?factory",
     # TGI, also by its image named in a sentence (`docker image text-generation-inference:1.0.2`).
     "tgi": r"text-generation-inference(?::v?\d[\w.]*)?|tgi",
@@ -1416,6 +1419,18 @@ STATED_SPLIT = re.compile(r"^(?!.*\b(?:not? use|without|instead|than|unlike|vs\.
 def stated_split(line: str) -> bool:
     """Whether a line of the user's words says the model runs with tensor parallelism (STATED_SPLIT)."""
     return bool(STATED_SPLIT.search(line))
+
+
+# The TP size the user's words give a run: `with SGLang TP4 serving Qwen3.8-27B` (corpus 2848), a list's `Config: TP=8,
+# DCP=1` (corpus 2838), `tp=2`, `--tp 4`, `tensor parallel size 4`. `TP` inside a longer name (`MTP=3`, `ETP4`) is not
+# one, nor is a release (`TP 2.5`).
+STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
+                       r"|tensor[- ]parallel(?:ism)?(?:[- ]size)?\s*(?:(?:of|=|:)\s*)?)(?P<tp>\d{1,3})(?![\w.])", re.I)
+
+
+def stated_tp(line: str) -> tuple[int, ...]:
+    """The TP sizes a line of the user's words gives (STATED_TP), each once, in order."""
+    return tuple(dict.fromkeys(int(m["tp"]) for m in STATED_TP.finditer(line)))
 
 
 # SGLang's and vLLM's switches of custom all-reduce, named in a sentence of the user's words as added to the run
@@ -1462,6 +1477,14 @@ class StatedEngines(Sourced):
     switches: tuple[str, ...] = ()
     switch_line: str = ""
     nodes: str = ""  # the sentence that says the job runs on two nodes or more (STATED_NODES), else ""
+    # The TP sizes the user's sentences give a run (stated_tp), each once, and the first sentence giving one.
+    tp_sizes: tuple[int, ...] = ()
+    tp_line: str = ""
+
+    @property
+    def tp(self) -> int | None:
+        """The one TP size the user's words give; None where they give none, or several (`TP4 works, TP2 fails`)."""
+        return self.tp_sizes[0] if len(self.tp_sizes) == 1 else None
 
 
 fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
@@ -1480,11 +1503,14 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     split = next((line.strip() for line in text.splitlines() if stated_split(line)), "")
     switched = [(line.strip(), said) for line in text.splitlines() if (said := stated_switches(line))]
     nodes = next((line.strip() for line in text.splitlines() if stated_nodes(line)), "")
-    if not engines and not split and not switched and not nodes:
+    sized = [(line.strip(), sizes) for line in text.splitlines() if (sizes := stated_tp(line))]
+    if not engines and not split and not switched and not nodes and not sized:
         raise ParseError("no engine named in the user's words")
     return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split, nodes=nodes,
                          switches=tuple(dict.fromkeys(f for _, said in switched for f in said)),
-                         switch_line=switched[0][0] if switched else "")
+                         switch_line=switched[0][0] if switched else "",
+                         tp_sizes=tuple(dict.fromkeys(s for _, sizes in sized for s in sizes)),
+                         tp_line=sized[0][0] if sized else "")
 
 
 # Docker Compose's progress words for a container it starts (`Container ollama Starting`, `Container ollama

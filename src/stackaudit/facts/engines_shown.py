@@ -5,20 +5,22 @@ facts/applicability.engine_shown_other) both read.
 Sources, strongest first: a pasted engine command (facts/engine_command.py), a container's engine (its command, else
 the engine its image is: applicability.GGML_IMAGES), the server log's own lines (ServingLog.engine: ollama's journal
 lines, llama.cpp's; a log of llama.cpp's build banner alone, `version: 7018 (ece0f5c17)` over `built with ... for
-...`, shows llama.cpp by its release: ServingLog.llamacpp_release), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
+...`, shows llama.cpp by its release: ServingLog.llamacpp_release), a llama-bench table (llama.cpp's benchmark:
+facts/parallelism.BenchSplit, corpus 2902), ollama's discovery lines (ollama_cuda), ollama's own client output (`ollama ps`, `ollama -v`:
 facts/ollama_cli.py), an engine's own symptom line (facts/symptoms.ENGINE_SYMPTOMS), llama.cpp's `ggml_cuda_init`
 device list and ggml's own abort lines (facts/symptoms.GGML_SYMPTOMS), and its CUDA backend's allocation refused for
 memory (`ggml_backend_cuda_buffer_type_alloc_buffer: ... cudaMalloc failed: out of memory`, facts/cuda_ran.GGML_CUDA_OOM)
 ("ggml": a program built on ggml, which one not named), exllamav2's own summary line (its example's
 `Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE) and exllama's benchmark's generation rate
 (serving_rate.EXLLAMA_BENCHMARK), KoboldCpp's benchmark and generation lines ("llamacpp":
-facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
-exllama: engine_command.STATED_ENGINE_WORDS), the kernel's own line for an engine program's process it killed
+facts/serving_rate.KOBOLDCPP), ExLlama ("exllama", as the user's words name it too: engine_command.STATED_ENGINE_WORDS),
+a PyTorch program ("torch", as the user's words name transformers or PyTorch), the kernel's own line for an engine program's process it killed
 (`koboldcpp[96830]: segfault at … in libcuda.so…`) or the driver's Xid line naming it (`pid=109288, name=koboldcpp`):
 kernel_log_engines, whose name is the process's comm, cut to 15 characters; then, only where none of those names an engine,
 those the user's own words or a prompt's client name (stated_engines). `report`: a Python environment is shown (a
 collect_env report, site-packages), which runs an engine of its own: unnamed, but for llama-cpp-python alone in a
-pasted `pip list` (`report_engine`).
+pasted `pip list`, and a PyTorch program ("torch") for a pasted list of versions whose only package is torch (an issue
+form's `### Pytorch version 2.5.1`, corpus 2905) (`report_engine`).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import GGML_ENGINES, EngineCommands, StatedEngines
 from stackaudit.facts.gpus import GGML_TITLE, GpuInventory, OllamaCuda
 from stackaudit.facts.ollama_cli import OllamaShown
+from stackaudit.facts.parallelism import Parallelism
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
 from stackaudit.facts.serving_logs import ServingLog
@@ -75,7 +78,9 @@ class EnginesShown:
     said: tuple[str, ...] = ()  # the user's words' (stated_engines), read only where `shown` names none
     report: bool = False  # a Python environment shown (collect_env, site-packages)
     # The ggml engine (applicability.GGML_ENGINE_NAMES) a pasted list's only Python environment names (llama-cpp-python
-    # in `pip list`: python_env.PIP_LIST_GGML), "" where it names none: an environment of another engine stays unnamed.
+    # in `pip list`: python_env.PIP_LIST_GGML), or "torch" where a pasted list of versions (no collect_env report, whose
+    # package list leaves engines out) names torch alone: a PyTorch program, which engine not said. "" where it names
+    # none: an environment of another engine stays unnamed.
     report_engine: str = ""
     # Where the sources show an engine built for the CPU on purpose (cpu_build_shown), in words; "" where none do.
     cpu_build: str = ""
@@ -105,11 +110,13 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
     symptoms = ctx.optional("log_symptoms", LogSymptoms)
     gpus = ctx.optional("gpus", GpuInventory)
     stated = ctx.optional("stated_engines", StatedEngines)
+    par = ctx.optional("parallelism", Parallelism)
     shown = (*(c.engine for c in (commands.commands if commands is not None else ())),
              # A run the paste cuts before its image (no image, no command) shows a container, not what it runs.
              *(c.engine or ggml_image_engine(c.image) for c in (containers.containers if containers else ())
                if c.image or c.argv),
              *((log.engine or ("llamacpp" if log.llamacpp_release else ""),) if log is not None else ()),
+             *(b.engine for b in (par.benches if par is not None else ())),
              *(("ollama",) if ctx.optional("ollama_cuda", OllamaCuda) is not None else ()),
              *(("ollama",) if ctx.optional("ollama_shown", OllamaShown) is not None else ()),
              *(symptoms.engines() if symptoms is not None else ()),
@@ -117,7 +124,7 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
              *((GGML,) if symptoms is not None and symptoms.ggml_shown() else ()),
              *((GGML,) if (ran := ctx.optional("cuda_ran", CudaRan)) is not None
                and any(GGML_CUDA_OOM.search(r.line) for r in ran.ran) else ()),
-             *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
+             *(("exllama",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
                and rate.source.startswith(EXLLAMA_SOURCES) else ()),
              *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()),
              *(kernel_log_engines(log_k) if (log_k := ctx.optional("kernel_log", KernelLog)) is not None else ()))
@@ -126,6 +133,9 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
     report = ctx.optional("collect_env", CollectEnv) is not None or python_env is not None
     envs = python_env.environments if python_env is not None else ()
     report_engine = envs[0].engine if len(envs) == 1 and envs[0].engine == "llamacpp" else ""
+    if len(envs) == 1 and set(envs[0].packages) == {"torch"} and ctx.optional("collect_env", CollectEnv) is None \
+            and not envs[0].site_packages:
+        report_engine = "torch"
     if not shown and not said and not report:
         raise FactUnavailable("no engine in the source")
     try:

@@ -10,7 +10,9 @@ take the engine's TP size. The `parallelism` fact reads it once, from each sourc
 3. a pasted server log: vLLM's engine-config line (`tensor_parallel_size=8,
    pipeline_parallel_size=1`) or its `non-default args: {...}`, SGLang's
    `server_args=ServerArgs(... tp_size=8, ... dp_size=1 ...)`;
-4. a pasted engine command line, else the config file it names where the paste shows that file.
+4. a pasted engine command line, else the config file it names where the paste shows that file;
+5. a pasted llama-bench table (llama.cpp's benchmark, or scripts/compare-llama-bench.py's table of two runs): the
+   engine and the split modes its runs name, which no TP size describes (Parallelism.benches).
 
 Spellings accepted (vLLM `vllm serve --help`, SGLang `python -m sglang.launch_server --help`,
 TensorRT-LLM `trtllm-serve --help`): `--tensor-parallel-size`, `-tp`, `--tp`, `--tp-size`, and the
@@ -31,6 +33,7 @@ from typing import TYPE_CHECKING
 from stackaudit.facts._parse import (
     TP_ENV,
     TP_FLAGS,
+    ParseError,
     argv_value,
     parallel_size,
     ranks_per_node,
@@ -45,12 +48,13 @@ from stackaudit.facts.processes import (
     ServingProcesses,
     launcher_ranks_per_node,
 )
-from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, provider, union
+from stackaudit.facts.registry import FactContext, FactUnavailable, Sourced, fact, parser, provider, union
 from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
+from stackaudit.facts.sources import BENCH_OUTPUT
 
 if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommand, EngineCommands
+    from stackaudit.facts.engine_command import EngineCommand, EngineCommands, StatedEngines
     from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.model_placement import ModelPlacements
     from stackaudit.facts.nvidia import NvidiaGpus
@@ -93,13 +97,49 @@ class EngineParallelism:
         return (self.tp or 1) * (self.pp or 1)
 
 
+# llama.cpp's split modes (`--split-mode` / `-sm`): `none` keeps the model on one GPU; `layer` (the default) puts whole
+# layers on each GPU; `row` splits each matrix's rows; `tensor` (ggml-org/llama.cpp#19378) splits each layer's tensors
+# and reduces between the GPUs. Every mode but `none` runs over every GPU the program is given.
+LLAMA_SPLITS = ("layer", "row", "tensor")
+LLAMA_SPLIT_MODES = ("none", *LLAMA_SPLITS)
+
+
+@dataclass(frozen=True)
+class BenchSplit:
+    """A pasted llama-bench table: its engine and the split modes its runs name (llama-bench prints its `sm` column
+    only for a mode other than the default; scripts/compare-llama-bench.py names each compared run in its `t/s`
+    headings, `t/s -sm layer`). No TP size describes such a run: it is not an EngineParallelism."""
+
+    engine: str  # "llamacpp"
+    modes: tuple[str, ...]  # the split modes its runs name (LLAMA_SPLIT_MODES), in the table's order; () where none
+    # The table names the devices or shares its runs use (a `dev`, `ts` or `mg` column: `-dev CUDA0`, `-ts 1/0`): they
+    # may be fewer than every GPU the program sees.
+    narrowed: bool
+    line: str  # the table's header line
+
+    @property
+    def over_every_gpu(self) -> str:
+        """The split modes that run over every GPU the benchmark sees, in words (`-sm layer, -sm tensor`); "" where its
+        runs name no split mode, only `none`, or name their devices."""
+        modes = [m for m in self.modes if m in LLAMA_SPLITS]
+        return "" if self.narrowed or not modes else ", ".join(f"-sm {m}" for m in modes)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """The table's split modes as the flags that chose them (`-sm tensor`): what a command line would have shown,
+        for applicability.SPLIT_OVER_GPUS."""
+        return tuple(arg for m in self.modes for arg in ("-sm", m))
+
+
 @dataclass(frozen=True, kw_only=True)
 class Parallelism(Sourced):
     engines: tuple[EngineParallelism, ...] = ()
+    benches: tuple[BenchSplit, ...] = ()  # pasted llama-bench tables (BenchSplit)
 
     @classmethod
     def union(cls, parts: list[Parallelism]) -> Parallelism:
-        return cls(engines=tuple(e for p in parts for e in p.engines), complete=all(p.complete for p in parts))
+        return cls(engines=tuple(e for p in parts for e in p.engines),
+                   benches=tuple(b for p in parts for b in p.benches), complete=all(p.complete for p in parts))
 
     @property
     def running(self) -> tuple[EngineParallelism, ...]:
@@ -128,7 +168,7 @@ class Parallelism(Sourced):
         `collect_env`, also the engine whose environment report it is: check_env is SGLang's; PyTorch prints
         collect_env in vLLM's format too, so it names vLLM only with a vLLM version in it, or under vLLM's bug form
         (CollectEnv.vllm_form)."""
-        engines = {e.engine for e in self.engines if e.engine}
+        engines = {e.engine for e in self.engines if e.engine} | {b.engine for b in self.benches if b.engine}
         if collect_env is not None and (collect_env.tool == "sglang" or collect_env.vllm_version
                                         or collect_env.vllm_form):
             engines.add(collect_env.tool)
@@ -225,6 +265,44 @@ def parallelism_from_symptoms(ctx: FactContext) -> Parallelism:
     if not engines:
         raise FactUnavailable("no engine's own message among the symptoms that the serving log does not show")
     return Parallelism(engines=tuple(EngineParallelism(e, source=LOG) for e in engines))
+
+
+# llama-bench's markdown header (`| model | size | params | backend | ngl | sm | test | t/s |`) and compare-llama-bench's
+# (`| Model | Test | t/s master | t/s branch | Speedup |`): a `model` cell first and a `test` cell after it.
+_LLAMA_BENCH_HEAD = re.compile(r"^\s*\|\s*model\s*(?:\|.*)?\|\s*test\s*\|", re.I)
+# A compared run's split mode in its heading (`t/s -sm layer`, `t/s --split-mode row`).
+_SPLIT_HEADING = re.compile(rf"(?:-sm|--split-mode)[ =]({'|'.join(LLAMA_SPLIT_MODES)})\b", re.I)
+# Columns that name the devices or shares a run uses: llama-bench's `dev` (`-dev`), `ts` (`-ts`) and `mg` (`-mg`).
+_DEVICE_COLUMNS = ("dev", "ts", "mg")
+
+
+@parser(BENCH_OUTPUT, feeds="parallelism", kind=Parallelism, rank=50)
+def parallelism_from_llama_bench(text: str) -> Parallelism:
+    """The split modes of a pasted llama-bench table: its `sm` column's values, else the modes its compared runs'
+    headings name (compare-llama-bench.py).
+
+    Input (tests/data/captures/2902, cut)::
+
+        | model                          | test            | t/s -sm layer | t/s -sm tensor | Speedup |
+        | ------------------------------ | --------------: | ------------: | -------------: | ------: |
+        | gpt-oss 120B MXFP4 MoE         | pp512           |       3822.24 |        5446.21 |    1.42 |
+    """
+    lines = text.splitlines()
+    start = next((i for i, line in enumerate(lines) if _LLAMA_BENCH_HEAD.match(line)), None)
+    if start is None:
+        raise ParseError("no llama-bench table")
+    head = [c.strip().lower() for c in lines[start].strip().strip("|").split("|")]
+    modes = [m.lower() for m in _SPLIT_HEADING.findall(lines[start])]
+    if "sm" in head:
+        column = head.index("sm")
+        for row in lines[start + 1:]:
+            cells = [c.strip().lower() for c in row.strip().strip("|").split("|")]
+            if not row.lstrip().startswith("|"):
+                break
+            if len(cells) > column and cells[column] in LLAMA_SPLIT_MODES:
+                modes.append(cells[column])
+    return Parallelism(benches=(BenchSplit("llamacpp", tuple(dict.fromkeys(modes)),
+                                           any(c in head for c in _DEVICE_COLUMNS), lines[start].strip()),))
 
 
 @provider("parallelism", Parallelism, rank=40, title="pasted engine command line")
@@ -404,7 +482,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
                        containers: DockerContainers | None = None, tests: NcclTestRuns | None = None,
-                       count_by_tests: bool = False, log: ServingLog | None = None) -> str:
+                       count_by_tests: bool = False, log: ServingLog | None = None,
+                       benches: tuple[BenchSplit, ...] = (), stated: StatedEngines | None = None) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -427,6 +506,15 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     the engine as built (`mpirun -n 4 tritonserver --model-repository=...`, corpus 1866). A llama.cpp log whose buffers sit on each of CUDA0 to CUDA`count - 1` (ServingLog.ggml_cuda_devices:
     `CUDA3 model buffer size`, corpus 1843) split its model over every GPU. Neither holds where a command shown sets
     CUDA_VISIBLE_DEVICES (the devices it names may not be the host's `count`, corpus 996).
+    With no engine process, command or container shown, a llama-bench table whose runs name a split mode over GPUs
+    (BenchSplit.over_every_gpu: `-sm layer`, `-sm tensor`) and no device, share or main GPU of their own ran over every
+    GPU the benchmark sees, as a llama.cpp server splitting with no device list does (corpus 2902: `t/s -sm layer |
+    t/s -sm tensor` on 4x RTX 4090). A table that names no split mode (the default layer split is not printed) is not
+    read: one GPU may be all the benchmark was given.
+    With no engine process, command, container, log or build size shown, the one TP size the user's words give a run
+    (StatedEngines.tp: `with SGLang TP4 serving ...` on `4x A100-80GB PCIe`, corpus 2848; a list's `Config: TP=8` on
+    `8x RTX PRO 6000`, corpus 2838) of `count` is that run's group of every GPU; words that give several sizes
+    (`TP4 works, TP2 fails`) give none.
     """
     if count is None or count < 2:
         return ""
@@ -469,6 +557,14 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
         mode = argv_value(split.argv, ("--split-mode", "-sm")) or "layer"
         return (f"{posixpath.basename(split.argv[0])} splits its model over every GPU CUDA sees (--split-mode {mode}, "
                 f"no CUDA_VISIBLE_DEVICES or device list): the host's {count} GPUs")
+    bench = next((b for b in benches if b.over_every_gpu), None)
+    if bench is not None and not narrowed and shown is None and engine.process is None and engine.container is None:
+        return (f"llama-bench's runs split the model over every GPU it sees ({bench.over_every_gpu}; its table names no "
+                f"device, share or main GPU, and no command shown sets CUDA_VISIBLE_DEVICES): the host's {count} GPUs")
+    said = stated.tp if stated is not None else None
+    if said == count and not narrowed and shown is None and engine.process is None and engine.container is None \
+            and engine.tp is None and stated is not None:
+        return f"the user's words give the run TP {said} (`{stated.tp_line[:120]}`), the host's {count} GPUs"
     shown_engine = engine.engine or engine.tp is not None or shown is not None or engine.process is not None
     tested = tests.group(count) if tests is not None and not shown_engine else None
     named = tests is not None and all(t.visible is not None for t in tests.groups)

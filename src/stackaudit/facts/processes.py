@@ -40,7 +40,8 @@ from stackaudit.host.confined import normalise
 # The engines' keys (processes, ServingLog.engine, facts/engine_command.STATED_ENGINE_WORDS) in a message's words.
 ENGINE_NAMES = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "lmdeploy": "LMDeploy", "tgi": "TGI",
                 "llamacpp": "llama.cpp", "ollama": "ollama", "triton": "Triton", "textgen": "text-generation-webui",
-                "ktransformers": "KTransformers", "lightllm": "LightLLM", "fastchat": "FastChat's model_worker"}
+                "ktransformers": "KTransformers", "lightllm": "LightLLM", "fastchat": "FastChat's model_worker",
+                "exllama": "ExLlama"}
 # A worker's rank in its process title (`VLLM::Worker_TP1`, `sglang::scheduler_TP3`).
 _RANK_IN_TITLE = re.compile(r"(?:TP|_TP|Worker_TP|rank)(\d+)", re.I)
 # Roles: api-server (HTTP front end, holds the flags), engine-core, worker, scheduler,

@@ -7,7 +7,8 @@ however short, that says the user started the engine's server from their own she
 facts/container.STATED_HOST_WORDS), or ticks TGI's issue form's `The CLI directly` box beside an empty Docker box
 (facts/container.form_cli_directly), and one that names a custom all-reduce switch the run has (`After adding
 --enable-p2p-check, why is ... slower`: facts/engine_command.stated_switches), and one that says the job runs on two
-nodes or more (`NCCL all_reduce on 2 nodes dropped ...`: facts/engine_command.stated_nodes).
+nodes or more (`NCCL all_reduce on 2 nodes dropped ...`: facts/engine_command.stated_nodes), and one that gives a run's
+TP size (`with SGLang TP4 serving ...`, a list's `- **Config:** TP=8, DCP=1, ...`: facts/engine_command.stated_tp).
 An environment list's line that names an engine with its release (`Koboldcpp version: 1.99.4`: LISTED_ENGINE_RELEASE)
 is recorded too: a label too short for a sentence that still states the engine the user runs, as is a list's
 engine line (`- Engine: vLLM Docker image ...`: LISTED_ENGINE_LABEL). So is a requirement or
@@ -42,6 +43,7 @@ from stackaudit.facts.engine_command import (
     stated_nodes,
     stated_split,
     stated_switches,
+    stated_tp,
 )
 from stackaudit.facts.serving_logs import is_log_line
 from stackaudit.facts.sources import USER_ENGINES
@@ -81,7 +83,7 @@ _NEEDLES = ("ollama", "llama", "kobold", "vllm", "sglang", "tensorrt", "trt", "t
             "comfyui", "unsloth", "axolotl",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
             "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly", "metal",
-            "brew", "snap", "flatpak", "node")
+            "brew", "snap", "flatpak", "node", "tp")
 
 
 def is_sentence(line: str, min_words: int = MIN_WORDS) -> bool:
@@ -125,7 +127,7 @@ def prose_engine(lines: list[str], candidates: Candidates | None = None) -> Iter
                 return
             continue
         if not (stated_engines(line) or stated_container(line)[0] or stated_split(line) or stated_switches(line)
-                or stated_nodes(line) or host_words) \
+                or stated_nodes(line) or stated_tp(line) or host_words) \
                 or not is_sentence(line, 2 if host_words else MIN_WORDS) or is_symptom(line):
             continue  # a program's own message (a log symptom) is not the user's words
         yield Found("prose engine", i, i + 1, document_appended(USER_ENGINES.name, line.strip() + "\n"))
