@@ -12,7 +12,8 @@ memory (`ggml_backend_cuda_buffer_type_alloc_buffer: ... cudaMalloc failed: out 
 ("ggml": a program built on ggml, which one not named), exllamav2's own summary line (its example's
 `Response generated in …`: facts/serving_rate.EXLLAMAV2_EXAMPLE) and exllama's benchmark's generation rate
 (serving_rate.EXLLAMA_BENCHMARK), KoboldCpp's benchmark and generation lines ("llamacpp":
-facts/serving_rate.KOBOLDCPP), a PyTorch engine ("torch", as the user's words name
+facts/serving_rate.KOBOLDCPP) and llama-bench's table, llama.cpp's own benchmark on any of its backends ("llamacpp":
+serving_rate.LLAMA_BENCH_SOURCE; corpus 2845, its Vulkan rows), a PyTorch engine ("torch", as the user's words name
 exllama: engine_command.STATED_ENGINE_WORDS), the kernel's own line for an engine program's process it killed
 (`koboldcpp[96830]: segfault at … in libcuda.so…`) or the driver's Xid line naming it (`pid=109288, name=koboldcpp`):
 kernel_log_engines, whose name is the process's comm, cut to 15 characters; then, only where none of those names an engine,
@@ -36,7 +37,7 @@ from stackaudit.facts.ollama_cli import OllamaShown
 from stackaudit.facts.python_env import PythonEnv
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, provider
 from stackaudit.facts.serving_logs import ServingLog
-from stackaudit.facts.serving_rate import EXLLAMA_SOURCES, KOBOLDCPP, MeasuredRate
+from stackaudit.facts.serving_rate import EXLLAMA_SOURCES, KOBOLDCPP, LLAMA_BENCH_SOURCE, MeasuredRate
 from stackaudit.facts.sources import PROMPT_ENVS
 from stackaudit.facts.symptoms import LogSymptoms
 from stackaudit.facts.system import KernelLog
@@ -119,7 +120,7 @@ def engines_shown_in_sources(ctx: FactContext) -> EnginesShown:
                and any(GGML_CUDA_OOM.search(r.line) for r in ran.ran) else ()),
              *(("torch",) if (rate := ctx.optional("serving_rate", MeasuredRate)) is not None
                and rate.source.startswith(EXLLAMA_SOURCES) else ()),
-             *(("llamacpp",) if rate is not None and rate.source.startswith(KOBOLDCPP) else ()),
+             *(("llamacpp",) if rate is not None and rate.source.startswith((KOBOLDCPP, LLAMA_BENCH_SOURCE)) else ()),
              *(kernel_log_engines(log_k) if (log_k := ctx.optional("kernel_log", KernelLog)) is not None else ()))
     said = stated.engines if stated is not None else ()
     python_env = ctx.optional("python_env", PythonEnv)
