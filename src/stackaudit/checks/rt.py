@@ -1353,6 +1353,16 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     A vLLM log whose stats line is in its first releases' scheduler format (`scheduler.py:271] Throughput: 181.6
     tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`, 0.1.x, mid-2023) is `not-applicable`: those
     releases had no CUDA graphs (vLLM captures them from 0.2.6; corpus 1446).
+    So is every engine whose release the paste shows, where each is one from before its engine had CUDA graphs at all
+    (versions.FIRST_RELEASE `cuda_graphs`): vLLM before 0.2.6 (vllm-project/vllm#1926), TGI before 1.4.0
+    (huggingface/text-generation-inference#1428, `--enable-cuda-graphs`; default from 2.0, #1703). The release is a
+    list's (`vLLM 0.1.2`, `TGI v1.1.0`, `text-generation-inference 1.1`, a TGI image line with the release after it),
+    the user's words (`I'm on vLLM 0.1.2`), uv's install record (` + vllm==0.2.1`), a collect_env report, vLLM's log,
+    or a TGI image's tag (`text-generation-inference:1.1.0`); with a command, a container or none shown (corpus 2835,
+    2796). A bare requirement (`vllm==0.2.1`) states no release installed (python_env.UV_INSTALLED).
+    vLLM's engine arguments printed whole as a Python dict by the program that runs it are its command
+    (engine_command.printed_engine_args, corpus 2863), and `--max-context-len-to-capture` there or on a command line is
+    a flag of 0.2.6 or later (GRAPHS_DEFAULT_MARKS).
 
     llama.cpp and ollama (ggml) have CUDA graphs of their own, built in with GGML_CUDA_GRAPHS: the build's feature line
     states it (`USE_GRAPHS = 1` in llama.cpp's `system_info:`, `CUDA.0.USE_GRAPHS=1` in ollama's `msg=system`), and
@@ -1434,9 +1444,9 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                          expected="a graph mode other than NONE", evidence=[stated])
         return ok(f"CUDA graphs are on: vLLM's graph mode {stated_graph_mode.mode} captures them (`{stated}`)",
                   actual=stated_graph_mode.mode, evidence=[stated])
-    stated = [e for e in RELEASE_READ if _engine_version(collect_env, e, serving_log, python_env)]
-    if serving_processes is None and (serving_log is None or serving_log.engine in ("", *stated)) \
-            and (why := _before_graphs(stated, collect_env, serving_log, python_env)):
+    released = [e for e in RELEASE_READ if _engine_version(collect_env, e, serving_log, python_env)]
+    if serving_processes is None and (serving_log is None or serving_log.engine in ("", *released)) \
+            and (why := _before_graphs(released, collect_env, serving_log, python_env)):
         return _pre_graph_release(why)  # the release a list or report states, with no launch shown
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
