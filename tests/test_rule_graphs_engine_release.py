@@ -133,3 +133,12 @@ def test_llama_bench_shows_llama_cpp_on_any_backend(tmp_path: Path) -> None:
              "| llama 8B Q4_K - Medium | 4.58 GiB | 8.03 B | CUDA | 99 | tg128 | 128.41 ± 0.12 |\n")
     status, message = _graphs(tmp_path, table)
     assert status == "not-applicable" and "llama.cpp" in message, message
+
+
+def test_a_vllm_container_of_a_stated_release_before_graphs_is_not_applicable(tmp_path: Path) -> None:
+    # Modelled: a whole docker run of vLLM's image beside the release a list states.
+    run = ("```\ndocker run --gpus all --ipc=host vllm/vllm-openai:latest --model facebook/opt-13b\n```\n")
+    status, message = _graphs(tmp_path, run + SETUP.format(line="vLLM 0.2.1"))
+    assert status == "not-applicable", message
+    status, message = _graphs(tmp_path, run + SETUP.format(line="vLLM 0.2.7"))
+    assert status != "not-applicable", message

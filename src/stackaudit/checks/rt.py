@@ -1218,9 +1218,9 @@ def _graphs_in_container_specs(containers: DockerContainers, python_env: PythonE
                             for c, engine in engines])
     if judged is not None:
         return judged
-    tagged = [tgi_image_release(c.image) for c, engine in engines if engine == "tgi"]
-    if len(set(tagged)) == 1 and (why := _before_graphs((e for _, e in engines), python_env=python_env,
-                                                        releases={"tgi": tagged[0]})):
+    tags = {tgi_image_release(c.image) for c, engine in engines if engine == "tgi"}  # "": a tag naming none
+    if len(tags) <= 1 and (why := _before_graphs((e for _, e in engines), python_env=python_env,
+                                                 releases={"tgi": t for t in tags if t})):
         return _pre_graph_release(why)
     tgi = [c for c, engine in engines if engine == "tgi"]
     if tgi:
