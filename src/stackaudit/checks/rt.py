@@ -1220,7 +1220,7 @@ def _graphs_in_container_specs(containers: DockerContainers, python_env: PythonE
         return judged
     tags = {tgi_image_release(c.image) for c, engine in engines if engine == "tgi"}  # "": a tag naming none
     if len(tags) <= 1 and (why := _before_graphs((e for _, e in engines), python_env=python_env,
-                                                 releases={"tgi": t for t in tags if t})):
+                                                 releases=dict.fromkeys(["tgi"], max(tags, default="")))):
         return _pre_graph_release(why)
     tgi = [c for c, engine in engines if engine == "tgi"]
     if tgi:
