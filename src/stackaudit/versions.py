@@ -54,6 +54,13 @@ FIRST_RELEASE = {
     ("vllm", "VLLM_SKIP_P2P_CHECK"): ("0.6.3", "https://github.com/vllm-project/vllm/pull/8911"),
     # vLLM PR 10437 (merged 2024-11-19, after v0.6.4): `--compilation-config` / `-O`, which can turn CUDA graphs off.
     ("vllm", "compilation_config"): ("0.6.5", "https://github.com/vllm-project/vllm/pull/10437"),
+    # CUDA graphs of the model's decode step at all (checks/rt.py RT-CUDA-GRAPHS): vLLM PR 1926 (December 2023, in v0.2.6,
+    # with `--enforce-eager` to turn them off; the 0.1.x and 0.2.0 to 0.2.5 releases ran every step eagerly). TGI PR 1428
+    # ("experimental support for cuda graphs", `--enable-cuda-graphs`, in v1.4.0, January 2024); from 2.0 they are on
+    # by default (PR 1703, `--cuda-graphs`). TGI's earlier CUDA graph of its logits warpers (PR 302, May 2023) has no
+    # setting, and captures no model step.
+    ("vllm", "cuda_graphs"): ("0.2.6", "https://github.com/vllm-project/vllm/pull/1926"),
+    ("tgi", "cuda_graphs"): ("1.4.0", "https://github.com/huggingface/text-generation-inference/pull/1428"),
 }
 
 

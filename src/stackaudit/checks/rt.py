@@ -29,7 +29,7 @@ from stackaudit.facts._parse import argv_value, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
-from stackaudit.facts.docker import DockerContainers
+from stackaudit.facts.docker import DockerContainers, tgi_image_release
 from stackaudit.facts.engine_command import (
     GRAPHS_DEFAULT_SINCE,
     GRAPHS_SWITCH_PROGRAMS,
@@ -43,7 +43,7 @@ from stackaudit.facts.gpus import TORCH_WARNED_TITLE, GgmlCudaBuild, GpuInventor
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
-from stackaudit.facts.python_env import FLASHINFER_PACKAGES, PythonEnv, PythonEnvironment
+from stackaudit.facts.python_env import FLASHINFER_PACKAGES, TGI_PACKAGE, PythonEnv, PythonEnvironment
 from stackaudit.facts.serving_logs import VLLM_OMP_REDUCED, ServingLog, StatedGraphMode
 from stackaudit.facts.serving_rate import MeasuredRate
 from stackaudit.facts.system import CpuInfo
@@ -54,7 +54,7 @@ from stackaudit.fixes.model import (
     step,
 )
 from stackaudit.host.limits import load_json
-from stackaudit.versions import is_older, public_version, release
+from stackaudit.versions import FIRST_RELEASE, is_older, predates, public_version, release
 
 
 def _where(python_env: PythonEnv) -> str:
@@ -1034,9 +1034,35 @@ def _engine_version(collect_env: CollectEnv | None, engine: str, log: ServingLog
             return version
     if log is not None and engine == "vllm" and log.vllm_version:
         return log.vllm_version
-    stated = [e.packages[engine] for e in (python_env.environments if python_env is not None else ())
-              if engine in e.packages]
+    package = TGI_PACKAGE if engine == "tgi" else engine
+    stated = [e.packages[package] for e in (python_env.environments if python_env is not None else ())
+              if package in e.packages]
     return stated[0] if len(set(stated)) == 1 else None
+
+
+# The engines whose release the tool reads for CUDA graphs (_engine_version), in the order a message names them.
+RELEASE_READ = ("vllm", "sglang", "tgi")
+
+
+def _before_graphs(engines: Iterable[str], collect_env: CollectEnv | None = None, log: ServingLog | None = None,
+                   python_env: PythonEnv | None = None, releases: dict[str, str] | None = None) -> str:
+    """Why every one of `engines` runs a release from before the engine had CUDA graphs at all (versions.FIRST_RELEASE,
+    `cuda_graphs`: vLLM before 0.2.6, TGI before 1.4.0), in words; "" where none is named, or one has them or shows no
+    release. The release is `releases`' (an image's tag), else the one the paste states (_engine_version)."""
+    shown: list[str] = []
+    for engine in dict.fromkeys(engines):
+        version = (releases or {}).get(engine) or _engine_version(collect_env, engine, log, python_env)
+        first = predates(engine, "cuda_graphs", version)
+        if not first:
+            return ""
+        shown.append(f"{ENGINE_NAMES.get(engine, engine)} {version} is older than {first}, the first release with "
+                     f"CUDA graphs ({FIRST_RELEASE[(engine, 'cuda_graphs')][1]})")
+    return "; ".join(shown)
+
+
+def _pre_graph_release(why: str) -> Outcome:
+    return not_applicable(f"no CUDA graphs to turn off: {why}, so it runs every decode step eagerly whatever its "
+                          "flags")
 
 
 def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv | None = None,
@@ -1059,6 +1085,8 @@ def _graphs_on_command_lines(commands: EngineCommands, collect_env: CollectEnv |
                      "batches run eagerly: " + "; ".join(x for _, x in low),
                      actual=[x for _, x in low], expected="capture sizes up to the batch the engine runs",
                      evidence=evidence, severity="low")
+    if why := _before_graphs((c.engine for c in commands.commands), collect_env, log, python_env):
+        return _pre_graph_release(why)
     tgi = [c for c in commands.commands if c.engine == "tgi"]
     if tgi:
         return unknown(_tgi_graphs_open(tgi[0].argv, "pasted TGI command line"), hint=TGI_GRAPHS_HINT)
@@ -1175,9 +1203,10 @@ def _graphs_flags(shown: list[tuple[str, str, str, ProcessInfo]]) -> Outcome | N
     return None
 
 
-def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
+def _graphs_in_container_specs(containers: DockerContainers, python_env: PythonEnv | None = None) -> Outcome:
     """RT-CUDA-GRAPHS on the engine argv of containers (docker inspect Args, a pasted docker run / compose /
-    pod spec) where no engine process is in the source."""
+    pod spec) where no engine process is in the source. A TGI image whose tag names its release (docker.TGI_IMAGE),
+    else the TGI release a list states, is that container's release."""
     engines = [(c, c.engine) for c in containers.containers if c.engine]
     if not engines:
         if any(c.excerpt for c in containers.containers):
@@ -1189,6 +1218,10 @@ def _graphs_in_container_specs(containers: DockerContainers) -> Outcome:
                             for c, engine in engines])
     if judged is not None:
         return judged
+    tags = {tgi_image_release(c.image) for c, engine in engines if engine == "tgi"}  # "": a tag naming none
+    if len(tags) <= 1 and (why := _before_graphs((e for _, e in engines), python_env=python_env,
+                                                 releases=dict.fromkeys(["tgi"], max(tags, default="")))):
+        return _pre_graph_release(why)
     tgi = [c for c, engine in engines if engine == "tgi"]
     if tgi:
         return unknown(_tgi_graphs_open(tgi[0].argv, f"container {tgi[0].label}'s TGI arguments"),
@@ -1320,6 +1353,16 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     A vLLM log whose stats line is in its first releases' scheduler format (`scheduler.py:271] Throughput: 181.6
     tokens/s, Running: 1 reqs, Swapped: 0 reqs, Pending: 0 reqs`, 0.1.x, mid-2023) is `not-applicable`: those
     releases had no CUDA graphs (vLLM captures them from 0.2.6; corpus 1446).
+    So is every engine whose release the paste shows, where each is one from before its engine had CUDA graphs at all
+    (versions.FIRST_RELEASE `cuda_graphs`): vLLM before 0.2.6 (vllm-project/vllm#1926), TGI before 1.4.0
+    (huggingface/text-generation-inference#1428, `--enable-cuda-graphs`; default from 2.0, #1703). The release is a
+    list's (`vLLM 0.1.2`, `TGI v1.1.0`, `text-generation-inference 1.1`, a TGI image line with the release after it),
+    the user's words (`I'm on vLLM 0.1.2`), uv's install record (` + vllm==0.2.1`), a collect_env report, vLLM's log,
+    or a TGI image's tag (`text-generation-inference:1.1.0`); with a command, a container or none shown (corpus 2835,
+    2796). A bare requirement (`vllm==0.2.1`) states no release installed (python_env.UV_INSTALLED).
+    vLLM's engine arguments printed whole as a Python dict by the program that runs it are its command
+    (engine_command.printed_engine_args, corpus 2863), and `--max-context-len-to-capture` there or on a command line is
+    a flag of 0.2.6 or later (GRAPHS_DEFAULT_MARKS).
 
     llama.cpp and ollama (ggml) have CUDA graphs of their own, built in with GGML_CUDA_GRAPHS: the build's feature line
     states it (`USE_GRAPHS = 1` in llama.cpp's `system_info:`, `CUDA.0.USE_GRAPHS=1` in ollama's `msg=system`), and
@@ -1347,7 +1390,7 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
     log_settles = serving_log is not None and bool(serving_log.cuda_graphs)
     if not roots and docker_containers is not None and docker_containers.containers \
             and not (log_settles and not any(c.engine for c in docker_containers.containers)):
-        return _graphs_in_container_specs(docker_containers)
+        return _graphs_in_container_specs(docker_containers, python_env)
     if serving_processes is None and serving_log is not None and serving_log.decode_graph_batches \
             and serving_log.cuda_graphs != "eager":
         return _graphs_in_decode_lines(serving_log)
@@ -1401,6 +1444,10 @@ def cuda_graphs(serving_processes: ServingProcesses | None = None,
                          expected="a graph mode other than NONE", evidence=[stated])
         return ok(f"CUDA graphs are on: vLLM's graph mode {stated_graph_mode.mode} captures them (`{stated}`)",
                   actual=stated_graph_mode.mode, evidence=[stated])
+    released = [e for e in RELEASE_READ if _engine_version(collect_env, e, serving_log, python_env)]
+    if serving_processes is None and (serving_log is None or serving_log.engine in ("", *released)) \
+            and (why := _before_graphs(released, collect_env, serving_log, python_env)):
+        return _pre_graph_release(why)  # the release a list or report states, with no launch shown
     if serving_processes is None:
         return unknown(NOT_LISTED.split(":")[0], hint=CAPTURE_HINT)
     if not roots:

@@ -852,7 +852,7 @@ def parse_flat_k8s(text: str) -> tuple[DockerContainer, ...]:
     if not FLAT_MANIFEST.search(line) or line.count(" containers: ") != 1:
         raise ParseError("not a one-line manifest with one containers: list")
     head, _, body = line.partition(" containers: ")
-    image = re.search(r"\bimage:\s*(\S+)", body)
+    image = re.search(r"\bimage:\s*[\"']?([^\s\"']+)", body)  # a YAML scalar: its quotes are not the name's
     if not image:
         raise ParseError("the one-line manifest names no image")
     env = tuple((m.group(1), m.group(2).strip("'\"")) for m in re.finditer(

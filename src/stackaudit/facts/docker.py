@@ -112,6 +112,17 @@ TEI_CUDA = ((0, 1, 0, "12.2"), (0, 4, 0, "12.0"), (1, 0, 0, "12.2"), (1, 9, 0, "
 TEI_LAST_KNOWN = (1, 9, 3)
 
 
+def tgi_image_release(image: str) -> str:
+    """The release a Text Generation Inference image's tag names (TGI_IMAGE: `1.1.0`, `1.4`); "" for any other image or
+    tag (`:latest`, `:sha-3af1a11`, another build's suffix).
+
+    >>> tgi_image_release("ghcr.io/huggingface/text-generation-inference:1.1.0"), tgi_image_release('"x:latest"')
+    ('1.1.0', '')
+    """
+    m = TGI_IMAGE.match(image.strip().strip("\"'`").lower())
+    return ".".join(g for g in m.groups() if g is not None) if m is not None else ""
+
+
 def tgi_image_cuda(image: str) -> str:
     """The CUDA runtime of Text Generation Inference's image of the release its tag names (TGI_CUDA), or of Text
     Embeddings Inference's CUDA image (TEI_CUDA); "" for any other image, a tag that names no release or another build,

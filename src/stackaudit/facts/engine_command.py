@@ -395,6 +395,9 @@ GRAPHS_ON_LAUNCHERS = (("trtllm-bench", ("throughput", "latency"), "pytorch"),)
 # The release is the first that can hold the flag: its pull request was still open when the release before it came.
 GRAPHS_DEFAULT_MARKS = (
     ("vllm", "vllm serve", "0.5.0"),
+    # The longest context the captured graphs cover, added with the capture itself (vllm-project/vllm#1926, 0.2.6;
+    # `--max-seq-len-to-capture` replaced it later): a command or printed arguments that carry it ran 0.2.6 or later.
+    ("vllm", "--max-context-len-to-capture", "0.2.6"),
     # Automatic prefix caching, vllm-project/vllm#2762: still in review on 2024-02-28, after 0.3.2 (2024-02-21).
     ("vllm", "--enable-prefix-caching", "0.3.3"),
     # The JSON speculative config, vllm-project/vllm#14434: opened 2025-03-07, after 0.7.3 (2025-02-20).
@@ -824,6 +827,45 @@ def ray_llm_engine_call(item: object) -> EngineCommand | None:
     named = {"model": model} if isinstance(model, str) and "model" not in kwargs else {}
     call = f"{RAY_LLM_ENGINE_CALL}(" + ", ".join(f"{k}={v!r}" for k, v in {**named, **kwargs}.items()) + ")"
     return python_engine_call(call)
+
+
+# vLLM's engine arguments printed as a Python dict by the program that starts vLLM in its own process, one key a line
+# as pprint wraps it (Langchain-Chatchat's start-up print of its FastChat vLLM worker's arguments, `{'block_size': 16,
+# ... 'enforce_eager': False, ... 'worker_use_ray': False}`, corpus 2863): the keys of vLLM's EngineArgs that every
+# release since 0.2.6 prints together (PRINTED_ARGS_KEYS) tell it from another program's settings. The whole dict (to
+# its closing brace) is the AsyncEngineArgs call its keys spell; the program's own keys beside them (FastChat's `gpus`,
+# `num_gpus`) are read as flags vLLM does not take.
+PRINTED_ARGS_KEYS = ("enforce_eager", "gpu_memory_utilization", "tensor_parallel_size", "swap_space", "block_size")
+PRINTED_ARGS_LINE = re.compile(r"^\s*\{?\s*'enforce_eager':\s*(?:True|False),?\s*$")
+MAX_PRINTED_ARGS_LINES = 200  # vLLM's EngineArgs hold about 100 fields
+
+
+def printed_engine_args(lines: list[str], i: int) -> tuple[EngineCommand, int, int] | None:
+    """The vLLM engine a printed dict of its engine arguments starts (PRINTED_ARGS_KEYS), where line i is the dict's
+    `'enforce_eager': ...` line (PRINTED_ARGS_LINE), with the dict's first line and its end; None where no dict opens
+    above it within MAX_PRINTED_ARGS_LINES, the paste cuts it before its closing brace, or it lacks a key."""
+    if not PRINTED_ARGS_LINE.match(lines[i]):
+        return None
+    start = next((j for j in range(i, max(i - MAX_PRINTED_ARGS_LINES, -1), -1) if lines[j].lstrip().startswith("{")),
+                 None)
+    if start is None:
+        return None
+    end, depth, text = None, 0, ""
+    for k in range(start, min(len(lines), start + MAX_PRINTED_ARGS_LINES)):
+        text += lines[k] + "\n"
+        depth = text.count("{") - text.count("}")
+        if depth <= 0:
+            end = k + 1
+            break
+    try:
+        printed = ast.literal_eval(_python_expr(text)) if end is not None else None
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    if not isinstance(printed, dict) or not all(isinstance(k, str) and k.isidentifier() for k in printed) \
+            or not all(k in printed for k in PRINTED_ARGS_KEYS) or end is None:
+        return None
+    command = python_engine_call("AsyncEngineArgs(" + ", ".join(f"{k}={v!r}" for k, v in printed.items()) + ")")
+    return (command, start, end) if command is not None else None
 
 
 def python_engine_call(text: str) -> EngineCommand | None:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import ParseError, stated_lines
-from stackaudit.facts.docker import engine_image_cuda, ngc_torch_cuda
+from stackaudit.facts.docker import TGI_ENGINE, engine_image_cuda, ngc_torch_cuda, tgi_image_release
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses, process_path
 from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, parser, provider
 from stackaudit.facts.sources import EVIDENCE_LINES
@@ -411,7 +411,9 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
                             r"(?P<spaced>vLLM|SGLang)\s+v?"
                             r"(?=\d+\.\d+\.\d+)|(?:TensorRT-LLM\]\s+)?"
                             r"(?P<trtllm>TensorRT-LLM|tensorrt[-_]llm|TRT-?LLM)(?:" + _TEMPLATE_KEY + r":\**\s*"
-                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}|\s+v?(?=\d+\.\d+\.\d+)|\s+v(?=\d+\.\d+)))"
+                            r"(?:`?(?:nvcr\.io/)?nvidia/tensorrt-llm/release:)?v?|\s{2,}|\s+v?(?=\d+\.\d+\.\d+)|\s+v(?=\d+\.\d+))|"
+                            r"(?P<tgi>TGI|text-generation-inference|Text Generation Inference)(?:" + _TEMPLATE_KEY
+                            + r":\**\s*`?v?|\s+v?(?=\d+\.\d+)))"
                             r"(?P<version>\d+\.\d+(?:\.\d+)?(?:rc\d+)?"
                             r"(?:a\d+)?(?:\.post\d+|\.dev\d+)?(?:\+[a-z]+\d*|\+[0-9a-f]{7,40}\.nv\d{2}\.\d{2})?)[`\"']?"
                             r"(?:@[0-9a-f]{7,40})?(?:\s+(?:" + HF_AVAILABLE + r"|\([^()]{1,40}\)))?[\"']?\s*$", re.IGNORECASE)
@@ -419,8 +421,10 @@ STATED_VERSION = re.compile(r"^\W*(?:(?P<name>PyTorch|torch|vLLM|SGLang)(?:" + _
 # vllm,driver 570.124.06`, corpus 2797; `we're running vLLM 0.6.3`): the release installed, as a list's line states it.
 # A sentence that names a release another way (`works with 0.8.3 but not 0.9.0`, `upgraded to vLLM 0.9.0`) states none.
 STATED_RELEASE_WORDS = re.compile(r"\b(?:I am|I'm|we are|we're)\s+(?:using|running|on)\s+(?:the\s+)?"
-                                  r"(?:(?P<name>vllm|sglang)\s+(?:version\s+)?v?(?P<version>\d+\.\d+\.\d+(?:\.post\d+)?)"
-                                  r"|v?(?P<version2>\d+\.\d+\.\d+(?:\.post\d+)?)\s+version\s+of\s+(?P<name2>vllm|sglang))"
+                                  r"(?:(?P<name>vllm|sglang|tgi|text-generation-inference)\s+(?:version\s+)?v?"
+                                  r"(?P<version>\d+\.\d+\.\d+(?:\.post\d+)?)"
+                                  r"|v?(?P<version2>\d+\.\d+\.\d+(?:\.post\d+)?)\s+version\s+of\s+"
+                                  r"(?P<name2>vllm|sglang|tgi|text-generation-inference))"
                                   r"(?![\w.])", re.IGNORECASE)
 # A user's torch check printing torch.version.cuda (`CUDA version: 12.1`, `CUDA Version (PyTorch Built with): 11.8`) beside
 # torch.cuda.is_available() (`CUDA available: True`): the CUDA that torch was built with. A `CUDA version:` line alone may
@@ -514,6 +518,31 @@ _LISTED_ENGINE = re.compile(r"\b(?P<name>vLLM|SGLang)(?::\s*|\s+)v?(?P<version>\
 LISTED_ENGINE_IMAGE = re.compile(r"^\W*(?:Docker\s+)?Image\**:\s*`?(\S+?)`?\s*$", re.IGNORECASE)
 
 
+# Text Generation Inference's key in a stated list's packages (STATED_VERSION's `tgi` names, listed_tgi_release).
+TGI_PACKAGE = "text-generation-inference"
+# A list's image line naming Text Generation Inference's image (docker.TGI_ENGINE) with its release: in the tag
+# (`Image: ghcr.io/huggingface/text-generation-inference:1.1.0`, docker.TGI_IMAGE), or in parentheses after an image
+# whose tag names none (`Docker image: `ghcr.io/huggingface/text-generation-inference:latest` (1.1.0)`, TGI's issue
+# form as a user answers it, corpus 2796).
+LISTED_RELEASE_IMAGE = re.compile(r"^\W*(?:Docker\s+)?Image\**:\s*`?(?P<image>\S+?)`?"
+                                  r"(?:\s*\(v?(?P<release>\d+\.\d+(?:\.\d+)?)\))?\s*$", re.IGNORECASE)
+
+
+def listed_tgi_release(line: str) -> str:
+    """The release of Text Generation Inference a list's image line names (LISTED_RELEASE_IMAGE); "" for any other line.
+
+    >>> listed_tgi_release("Docker image: `ghcr.io/huggingface/text-generation-inference:latest` (1.1.0)")
+    '1.1.0'
+    >>> listed_tgi_release("- Image: ghcr.io/huggingface/text-generation-inference:1.4"), listed_tgi_release("Image: x:1.4")
+    ('1.4', '')
+    """
+    m = LISTED_RELEASE_IMAGE.match(line)
+    image = m.group("image").strip("\"'").lower() if m is not None else ""
+    if m is None or not TGI_ENGINE.match(image):
+        return ""
+    return m.group("release") or tgi_image_release(image)
+
+
 def listed_engine_image(line: str) -> str:
     """The image of a list's image line naming an engine image whose tag names its CUDA (docker.engine_image_cuda);
     "" for any other line."""
@@ -541,10 +570,14 @@ def python_env_from_stated_versions(text: str) -> PythonEnv:
     text = stated_lines(text)
     for line in text.splitlines():
         if m := STATED_VERSION.match(line):
-            name = (m.group("name") or m.group("spaced") or "tensorrt-llm").lower()
+            name = (m.group("name") or m.group("spaced")
+                    or (TGI_PACKAGE if m.group("tgi") else "tensorrt-llm")).lower()
             packages.setdefault("torch" if name == "pytorch" else name, m.group("version"))
         elif w := STATED_RELEASE_WORDS.search(line):
-            packages.setdefault((w.group("name") or w.group("name2")).lower(), w.group("version") or w.group("version2"))
+            name = (w.group("name") or w.group("name2")).lower()
+            packages.setdefault(TGI_PACKAGE if name == "tgi" else name, w.group("version") or w.group("version2"))
+        elif tgi := listed_tgi_release(line):
+            packages.setdefault(TGI_PACKAGE, tgi)
         elif g := PIP_LIST_GGML.match(line):
             packages.setdefault("llama-cpp-python", g.group("version"))
         elif uv := uv_installed(line):

@@ -65,6 +65,7 @@ from stackaudit.facts.engine_command import (
     launcher_logged,
     namespace_end,
     parse_command_line,
+    printed_engine_args,
     python_engine_call,
     ray_llm_engine_call,
     shell_assignment,
@@ -347,7 +348,7 @@ MAX_ECHO_DISTANCE = 40
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "engineargs(", "engine_kwargs", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
+          needles=("llm", "engineargs(", "engine_kwargs", "'enforce_eager'", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve", "llamafile",
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "quantize.py", "build.py", "command:",
@@ -374,6 +375,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 yield Found("engine command", i, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
                 scan.skip(end)
                 taken = end
+            continue
+        if "'enforce_eager'" in line and (printed_args := printed_engine_args(lines, i)) is not None:
+            # vLLM's engine arguments printed as a dict by the program that runs it: the dict is the call.
+            yield Found("engine command", printed_args[1], printed_args[2],
+                        document_appended(ENGINE_COMMAND.name, printed_args[0].line + "\n"))
+            scan.skip(printed_args[2])
+            taken = printed_args[2]
             continue
         if "engine_kwargs" in line and (ray_llm := _ray_llm_item(lines, i)) is not None:
             # Ray Serve LLM's model config: its engine_kwargs are vLLM's engine arguments.

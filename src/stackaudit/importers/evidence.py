@@ -132,6 +132,7 @@ from stackaudit.facts.python_env import (
     TORCH_PRINTED_AVAILABLE,
     TORCH_PRINTED_CUDA,
     listed_engine_image,
+    listed_tgi_release,
     uv_installed,
 )
 from stackaudit.facts.serving_logs import OLLAMA_DISCOVERY_MSGS, STATED_GRAPH_MODE
@@ -232,7 +233,7 @@ _NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice nam
             "NVIDIA container toolkit", "/runtime/", "nvidia-toolkit", "signal to", "signaled", "Shutting down runtime", "XidCriticalError", "xid", "marked unhealthy", "-validation", "stream closed", "waiting for nvidia drivers", "chroot with args", "auto installation is disabled",
             "GPU driver libraries", "SHMEM allocation", "which is of cuda capability", "that has Tensor Cores", "/usr/lib/wsl/", "libnvidia-compute-",
             "GRPC server", ", NVIDIA ", ", Tesla ", ", Quadro ", " MiB, ", "compilation tools", "Toolkit:", "tool kit:", "cuda:", "cuda :", "cuda version", "cuda/cudnn version", "cuda 9", "cuda 8", "cuda 7", "cuda 1", "cuda**", "cuda |", "cuda|", "driver:", "driver ", "driver|", "nvidia v", "nvidia 3", "nvidia 4", "nvidia 5", "nvidia 6", "-open", "kernel module", "Open driver", "torch:", "torch ", "：", "torch=", "torch**", "driver**", "kernel:",
-            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "version of vllm", "version of sglang", "versions of", "detected GPUs",
+            "kernel |", "kernel**", "image:", "image**:", "vllm:", "sglang:", "vllm 0", "sglang 0", "vllm  ", "sglang  ", "tensorrt-llm", "tensorrt_llm", "trtllm", "trt-llm", "version of vllm", "version of sglang", "tgi", "text-generation-inference", "text generation inference", "versions of", "detected GPUs",
             "llama_cpp_python", "llama-cpp-python", "llama_cpp-python", "llama-cpp_python", "python 3", "python: 3",
             "+ onnxruntime", "+ vllm", "+ tensorrt",  # uv's record of a package it installed (python_env.uv_installed)
             "| python", "|python", "python**",
@@ -357,7 +358,7 @@ def is_evidence(line: str) -> bool:
                 or uv_installed(line) is not None
                 or STATED_PYTHON.match(line)
                 or STATED_DRIVER.search(line)
-                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line) or PLATFORM_KERNEL.match(line)
+                or STATED_TORCH_BUILD.search(line) or listed_engine_image(line) or listed_tgi_release(line) or STATED_KERNEL.match(line) or OS_KERNEL.match(line) or PLATFORM_KERNEL.match(line)
                 or BARE_KERNEL_RELEASE.match(line) or bool(CMAKE_CUDA_ARCHS.search(line)) or bool(STATED_GRAPH_MODE.match(line))
                 or bool(NGC_CHECK_LINE.search(line)) or bool(AIO_SMI_RAN.search(line))
                 or bool(ran_in_lines([line])) or bool(DRIVER_FOUND_INSIDE.search(line)) or runtime_in_line(line) is not None or swap_summary(line) is not None
