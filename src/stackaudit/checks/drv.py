@@ -2284,7 +2284,9 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
     refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
     CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
-    board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
+    board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). So is
+    CUDA at work on two or more GPUs the driver names by no model (`NVIDIA Graphics Device`, corpus 2924): an NVSwitch
+    board's would have been refused, any other board needs no Fabric Manager. A GB200/GB300 compute tray's Fabric Manager
     runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
     model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs; where its line
     is CUDA's uncorrectable NVLink error (220), two of that model at least: the work crossed NVLink (corpus 2271).
