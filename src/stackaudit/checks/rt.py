@@ -25,11 +25,11 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import argv_value, sizes_from_argv
+from stackaudit.facts._parse import argv_value, engine_of, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
-from stackaudit.facts.docker import DockerContainers, engine_of
+from stackaudit.facts.docker import DockerContainers
 from stackaudit.facts.engine_command import (
     GRAPHS_DEFAULT_SINCE,
     GRAPHS_SWITCH_PROGRAMS,
