@@ -509,6 +509,11 @@ _ARCH_WORDS = (
     (re.compile(r"\b(?:Tesla|Quadro) P\d+|\bGTX 10[5-8]0(?: Ti)?\b|\bTITAN Xp?\b|\bP10[246]-\d{3}\b", re.I),
      "Pascal", "6.1"),
     (re.compile(r"\bG?V100(?:[DLSX]{1,2})?\b|\bTITAN V\b", re.I), "Volta", ""),
+    # GV100 boards that nvidia-smi and CUDA name by their board number alone (`Tesla PG503-216`, lmdeploy's check_env
+    # in corpus 2923; PG500-216): pci.ids names them by their chip, 1df0 `GV100GL [Tesla PG500-216]` and 1df2
+    # `GV100GL [Tesla PG503-216]` (https://pci-ids.ucw.cz/read/PC/10de), Volta, 7.0. The board number says the chip,
+    # not the module: which board (and so whether an NVSwitch) is left open.
+    (re.compile(r"\bPG50[03]-216\b", re.I), "Volta", "7.0"),
     # A GeForce RTX series named by its family words (`RTX 50xx`, `RTX 50-series`, `RTX40 series`): one architecture,
     # and for the 30, 40 and 50 series one capability each (https://developer.nvidia.com/cuda-gpus).
     # NVIDIA's CMP mining boards (`NVIDIA CMP 30HX`, llm_benchmark's report in corpus 2327; MINING_BOARD): pci.ids names

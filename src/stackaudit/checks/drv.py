@@ -219,6 +219,10 @@ def nvswitch_present(pci: PciDevices | None) -> bool | None:
 # and H200 boards (https://www.nvidia.com/en-us/data-center/hgx/). Blackwell HGX boards (B200, B300) hold eight GPUs
 # on NVLink switch chips, and no board joins them without one (the same page); a Grace rack's trays are `rack`.
 _DIRECT_BOARD_MOST = 4
+# The name NVIDIA's driver gives a GPU whose device id its own name table lacks (a board newer than the driver, or one
+# sold under no public name; lmdeploy's check_env lists eight so in corpus 2924): no model, so neither its board nor
+# whether that board has NVSwitches is shown.
+UNNAMED_GPU = re.compile(r"^(?:NVIDIA\s+)?Graphics Device$", re.I)
 _SWITCH_ONLY_ARCHITECTURES = ("Blackwell",)
 
 
@@ -326,7 +330,8 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     A100 or H100 on AWS and OCI with Fabric Manager stopped). So CUDA at work on GPUs of an NVSwitch board
     (nvswitch_board) proves the fabric up. On as many SXM GPUs as a board without NVSwitch holds (four A100, H100,
     H200 or H20), CUDA at work shows either that board, which needs no Fabric Manager, or an NVSwitch board whose
-    fabric is up: ok either way; a name the paste cut inside its last line (`NVIDIA H...`) is the full name beside it
+    fabric is up: ok either way, and so on two or more GPUs the driver names by no model (UNNAMED_GPU, `NVIDIA
+    Graphics Device`); a name the paste cut inside its last line (`NVIDIA H...`) is the full name beside it
     that it begins (_full_names, corpus 1852). The evidence that names its GPUs is read first (ollama's `inference
     compute` lines before its free-memory line, corpus 1927). Not on one GPU: a one-GPU partition of an NVSwitch board (a VM's) runs with its
     NVLinks off, so CUDA starting there proves no fabric. A refused start in the same source wins (CudaRan.failed); not under WSL 2, whose
@@ -354,6 +359,10 @@ def cuda_ran_on_nvswitch(collect_env: CollectEnv | None, topo: TopoMatrix | None
     if board:
         return (f"{said} on {board}: CUDA refuses every GPU of an NVSwitch board (error 802, 'system not yet "
                 "initialized') until Fabric Manager has set up the fabric"), shown
+    if len(models) >= 2 and all(UNNAMED_GPU.match(m) for m in models):
+        return (f"{said} on {len(models)} GPUs the driver names only '{models[0]}', no model: on an NVSwitch board "
+                "CUDA refuses every GPU (error 802) until Fabric Manager has set up the fabric, and any other board "
+                "needs no Fabric Manager"), shown
     specs = [_one_row(m) for m in dict.fromkeys(_full_names(models))]
     rows = {s.name: s for s in specs if s is not None}
     spec = next(iter(rows.values())) if len(rows) == 1 and None not in specs else None
@@ -2297,7 +2306,9 @@ def fabric_manager(nvidia: NvidiaGpus | None = None, nvidia_services: NvidiaServ
     initialised CUDA) is ok (cuda_ran_on_nvswitch): CUDA
     refuses every GPU of such a board with error 802 until Fabric Manager has set up the fabric (FM_GUIDE,
     CUDA_ERRORS). On two to four SXM GPUs (a 4-GPU A100, H100 or H200 board has no NVSwitch) it is ok too: that
-    board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). A GB200/GB300 compute tray's Fabric Manager
+    board needs no Fabric Manager, an NVSwitch board's fabric was up (one GPU may be a partition with NVLink off). So is
+    CUDA at work on two or more GPUs the driver names by no model (`NVIDIA Graphics Device`, corpus 2924): an NVSwitch
+    board's would have been refused, any other board needs no Fabric Manager. A GB200/GB300 compute tray's Fabric Manager
     runs on the switch trays: not read so. Where the program's lines name no GPU (TensorRT-LLM's ledger), the one GPU
     model the source names, as many as the TP x PP of the engine command whose run it is, are its GPUs; where its line
     is CUDA's uncorrectable NVLink error (220), two of that model at least: the work crossed NVLink (corpus 2271).

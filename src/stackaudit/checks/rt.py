@@ -25,7 +25,7 @@ from stackaudit.checks.registry import (
     over_subjects,
     unknown,
 )
-from stackaudit.facts._parse import argv_value, sizes_from_argv
+from stackaudit.facts._parse import argv_value, engine_of, sizes_from_argv
 from stackaudit.facts.collect_env import CollectEnv
 from stackaudit.facts.container import ContainerInfo
 from stackaudit.facts.cuda_ran import CudaRan, CudaRuntime, Ran
@@ -2822,7 +2822,7 @@ def _legacy_builds_without_custom_all_reduce(builds: list[EngineCommand], runs: 
 def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: PciDevices | None = None,
                      parallelism: Parallelism | None = None, engine_commands: EngineCommands | None = None,
                      serving_engine: ServingEngine | None = None, gpus: GpuInventory | None = None,
-                     python_env: PythonEnv | None = None) -> Outcome:
+                     python_env: PythonEnv | None = None, cuda_runtime: CudaRuntime | None = None) -> Outcome:
     """Reads: `trtllm-serve`'s `--tp_size` and `allreduce_strategy` in the YAML named by
     `--extra_llm_api_options`; NVSwitch bridges on the PCI bus. Where no process is read, pasted TensorRT-LLM commands:
     a trtllm-build's `--use_custom_all_reduce disable` (0.9: NCCL all-reduce), or a `trtllm-serve` or
@@ -2842,7 +2842,8 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     (`convert_checkpoint.py`, `quantize.py --qformat ...`) without `--tp_size` or `--pp_size` above 1, the engine has one
     GPU: not applicable (corpus 2792, 2804). A build that forces `--use_custom_all_reduce enable` for several GPUs
     whose product line has peer-to-peer (data-centre parts, not GeForce) is not-an-issue (corpus 2803). Where no process
-    is read and the paste shows TensorRT-LLM (a command, its log, or its release in a list: `TRTLLM v0.20.0rc0`) on GPUs
+    is read and the paste shows TensorRT-LLM (a command, its log, its release in a list: `TRTLLM v0.20.0rc0`, or an
+    image the paste names that is TensorRT-LLM's: `tritonserver:24.06-trtllm-python-py3`, corpus 2929) on GPUs
     every row of whose names is an HGX board's SXM module (B200, H100 SXM; not `NVIDIA H100`, which may be a PCIe card),
     every pair has NVLink peer access, the custom kernels' path, whatever strategy and TP its flags (shown or not) set:
     ok (corpus 2837: B200 at TP 8).
@@ -2870,7 +2871,8 @@ def trtllm_allreduce(serving_processes: ServingProcesses | None = None, pci: Pci
     if serving_processes is None:
         judged = _allreduce_on_command_lines(pasted, parallelism, gpus) if pasted else None
         trtllm = bool(pasted) or (serving_engine is not None and serving_engine.engine == "trtllm") or (
-            python_env is not None and any(e.version("tensorrt-llm") for e in python_env.environments))
+            python_env is not None and any(e.version("tensorrt-llm") for e in python_env.environments)) or (
+            cuda_runtime is not None and any(engine_of(r.where) == "trtllm" for r in cuda_runtime.runtimes))
         if (judged is None or judged.status == "unknown") and trtllm and (fabric := _switch_fabric(gpus)) \
                 and gpus is not None:
             # Whatever strategy and TP the engine runs, its GPUs are an NVSwitch board's: the custom kernels have their

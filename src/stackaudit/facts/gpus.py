@@ -2540,6 +2540,9 @@ HARDWARE_LIST_ITEM = re.compile(r"^\s*(?:[-*+]\s+)?(?:(?:Ubuntu|Debian|CentOS|Ro
 # sgl-project/sglang#35385, corpus 2712): an item that is a model and nothing else, beside an item of the same list
 # (HARDWARE_LIST_ITEM), the first item with the list's key dropped (`Host Environment:`).
 _ITEM_KEY = re.compile(r"^[A-Za-z][\w ]{0,30}:\s*")
+# The model's memory in brackets after it (`RTX 4080 SUPER (16GB VRAM), driver 610.43, CUDA 13.3`, llama.cpp's issue
+# template in corpus 2930): an aside of the item, not a word of the model.
+_ITEM_MEMORY = re.compile(r"\s*\(\s*\d{1,3}\s?GB?(?:\s+(?:VRAM|memory|G?DDR\dX?|HBM\de?))?\s*\)$", re.I)
 MAX_INLINE_ITEMS = 12  # items of one line read as a list's
 # A short list of the machine in Markdown emphasis, its OS named without a release and its CPU by its vendor (`_Ubuntu,
 # AMD, nVidia 3090_`, ollama/ollama#10753, corpus 2836): the OS alone is an item of the same list where every item is
@@ -2559,10 +2562,12 @@ def inline_listed_model(line: str) -> str:
     'RTX 3090'
     >>> inline_listed_model("Ubuntu, Debian and Fedora all show it on the RTX 3090, as I said")
     ''
+    >>> inline_listed_model("RTX 4080 SUPER (16GB VRAM), driver 610.43, CUDA 13.3")
+    'RTX 4080 SUPER'
     """
     if "," not in line or len(line) > 400:
         return ""
-    items = [_ITEM_KEY.sub("", item.strip(), count=1) if k == 0 else item.strip()
+    items = [_ITEM_MEMORY.sub("", _ITEM_KEY.sub("", item.strip(), count=1) if k == 0 else item.strip())
              for k, item in enumerate(line.strip().strip("_*").strip().rstrip(".").split(",")[:MAX_INLINE_ITEMS])]
     short = all(len(item.split()) <= 2 for item in items)
     if len(items) < 2 or not any(HARDWARE_LIST_ITEM.match(item) or (short and _OS_ALONE.match(item)) for item in items):
