@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from corpus import capture_result
+from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import stated_gpus
 from stackaudit.gputable import architecture_of
 
@@ -70,3 +71,42 @@ def test_torch_all_reduce_bench_result_is_read() -> None:
 def test_all_reduce_bench_paste_settles_nothing_it_does_not_show(check: str) -> None:
     # Real (corpus 2885): the bench's three lines show neither NCCL's settings, the guest's GPU paths nor the fabric.
     assert capture_result("2885", check).status == "unknown"
+
+
+def test_distributed_llama_console_and_command() -> None:
+    from stackaudit.facts.engine_command import parse_command_line
+    from stackaudit.facts.gpus import gpus_from_dllama_device
+    from stackaudit.facts.serving_logs import console_engine
+    from stackaudit.gputable import JETSON_WITHOUT_MIG
+
+    # Real (corpus 2829, b4rtaz/distributed-llama#265): its emoji-tagged start-up lines.
+    for line in ("\U0001F4A1 Arch: Qwen3", "\U0001F4C0 RequiredMemory: 3712 MB", "\u2b55 Socket[0]: connected",
+                 "\u2b55 Network is initialized", "\U0001F30B Device: NVIDIA Tegra Orin (nvgpu)",
+                 "\U0001F30B Heap[0]: 7617 MB", "\U0001F4C4 BosId: 151643 (<|endoftext|>)"):
+        assert console_engine(line) == "dllama", line
+    # Modelled: the words without the engine's emoji are no line of its.
+    assert console_engine("Arch: Qwen3") == "" and console_engine("Device: NVIDIA Tegra Orin (nvgpu)") == ""
+    # Real: the GPU it names; modelled: a discrete NVIDIA card through Vulkan, and another vendor's (not read).
+    assert gpus_from_dllama_device("\U0001F30B Device: NVIDIA Tegra Orin (nvgpu)\n").gpus[0].model \
+        == "NVIDIA Tegra Orin (nvgpu)"
+    assert gpus_from_dllama_device("\U0001F30B Device: NVIDIA GeForce RTX 3060\n").gpus[0].model \
+        == "NVIDIA GeForce RTX 3060"
+    with pytest.raises(ParseError):
+        gpus_from_dllama_device("\U0001F30B Device: AMD Radeon RX 7900 XTX (RADV NAVI31)\n")
+    # A Jetson's integrated GPU as Vulkan names it has no MIG, whatever the module (Orin, modelled: Xavier).
+    assert JETSON_WITHOUT_MIG.search("NVIDIA Tegra Orin (nvgpu)")
+    assert JETSON_WITHOUT_MIG.search("NVIDIA Tegra Xavier (nvgpu)")
+    # Real: the root node's command (joined); modelled: a worker node's.
+    root = parse_command_line("./dllama inference --prompt \"Hello world\" --steps 128 --model m.m --nthreads 1 "
+                              "--gpu-index 0 --workers WORKER_IP:9999 WORKER_IP:9999")
+    assert root is not None and root.engine == "dllama"
+    worker = parse_command_line("./dllama worker --port 9999 --nthreads 4")
+    assert worker is not None and worker.engine == "dllama"
+    # Modelled: the program's name alone, with no mode, is no engine command.
+    assert parse_command_line("./dllama --help") is None
+
+
+@pytest.mark.parametrize("check", ["DRV-PERSISTENCE", "MEM-MIG", "DRV-CUDA-COMPAT", "RT-CUDA-GRAPHS", "IC-NCCL-ENV"])
+def test_distributed_llama_on_a_jetson_is_read(check: str) -> None:
+    # Real (corpus 2829): dllama over Vulkan on a Jetson Orin's nvgpu GPU, its nodes joined over sockets.
+    assert capture_result("2829", check).status == "not-applicable"

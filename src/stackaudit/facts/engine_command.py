@@ -87,7 +87,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "quantize.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
-                "openrlhf", "lightllm", "infer_backend", "fastchat")
+                "openrlhf", "lightllm", "infer_backend", "fastchat", "dllama")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -110,6 +110,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"paged_kv_cache|remove_input_padding|use_weight_only|enable_context_fmha)\b"
                           # TensorRT-LLM's benchmark (the LLM API in-process, with its options), KoboldCpp
                           r"|\btrtllm-bench\b|\bkoboldcpp[\w-]*(?:\.py|\.exe)?\s"
+                          # distributed-llama's program and its mode (DLLAMA_MODES)
+                          r"|(?:^|[\s/])dllama\s+(?:inference|chat|worker)\s"
                           # llamafile, its own program or a model packed with it (LLAMAFILE_PACKED), before an option
                           r"|(?:^|[\s/\\])(?:llamafile|[\w.+-]+\.llamafile)(?:\.exe)?\s+-"
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
@@ -312,6 +314,11 @@ MLC_PROGRAM = "mlc_llm"
 # after it (`docker run ... ghcr.io/huggingface/text-generation-inference:TAG --model-id ... --num-shard 2`), which
 # the container readers take (facts/docker.py).
 TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
+# distributed-llama (b4rtaz/distributed-llama): `./dllama inference|chat --model M --workers HOST:PORT ...` on its root
+# node, `./dllama worker --port 9999` on the others (corpus 2829). Its own CPU and Vulkan backends run the model
+# (facts/applicability.DLLAMA): none of the other engines' flags apply to it.
+DLLAMA_PROGRAM = "dllama"
+DLLAMA_MODES = frozenset(("inference", "chat", "worker"))
 # ollama's server started by hand (`ollama serve`, its variables set before it: `OLLAMA_SCHED_SPREAD=1 ollama serve`):
 # its settings are the environment its command gives (corpus 1426, 1798). Its other commands (`ollama run`, `ps`) are
 # the server's clients, no engine command (facts/engine_command._PROMPT_ENGINE reads those).
@@ -422,7 +429,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc | lightllm
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc | lightllm | dllama
     # | textgen (TEXTGEN_FLAGS) | ktransformers (KTRANSFORMERS_FLAGS)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
@@ -1285,6 +1292,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         words, program = words[2:], MLC_PROGRAM  # `python -m mlc_llm compile ...` (its JIT's logged command)
     if program == MLC_PROGRAM and len(words) > 2 and words[1] in MLC_SUBCOMMANDS:
         return EngineCommand("mlc", tuple(words), tuple(env), line.strip(), builds=MLC_SUBCOMMANDS[words[1]], cut=cut)
+    if program == DLLAMA_PROGRAM and len(words) > 1 and words[1] in DLLAMA_MODES:
+        return EngineCommand("dllama", tuple(words), tuple(env), line.strip(), cut=cut)
     if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
         return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) == TEXTGEN_PROGRAM \

@@ -1156,6 +1156,29 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     return listed_inventory(records, GGML_USING_TITLE, "the devices the engine loaded the model on")
 
 
+DLLAMA_TITLE = "distributed-llama's Vulkan device line"
+# The Vulkan device distributed-llama's dllama runs on, as its start-up names it (`🌋 Device: NVIDIA Tegra Orin
+# (nvgpu)`, the device's VkPhysicalDeviceProperties name: corpus 2829, b4rtaz/distributed-llama#265): one GPU of this
+# node, an NVIDIA one where the name is NVIDIA's (a Jetson's integrated GPU names its nvgpu driver).
+_DLLAMA_DEVICE = re.compile("^\\s*\U0001F30B Device: (?P<name>NVIDIA\\s.+?)\\s*$")
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=76)
+def gpus_from_dllama_device(text: str) -> GpuInventory:
+    """The NVIDIA GPU distributed-llama's Vulkan backend runs on (_DLLAMA_DEVICE): its name, one GPU of the node
+    whose log it is (a lower bound of the host's GPUs: Vulkan names the device dllama picked).
+
+    Input (tests/data/captures/2829)::
+
+        🌋 Device: NVIDIA Tegra Orin (nvgpu)
+    """
+    names = [m["name"] for line in text.splitlines() if "Device: " in line and (m := _DLLAMA_DEVICE.match(line))]
+    if not names:
+        raise ParseError("no distributed-llama `Device: NVIDIA ...` line")
+    return listed_inventory({0: GpuRecord(0, "", names[0], None, (DLLAMA_TITLE,))}, DLLAMA_TITLE,
+                            "the Vulkan device the engine picked")
+
+
 TRITON_METRICS_TITLE = "Triton's metrics lines"
 # Triton Inference Server's metrics start-up (metrics.cc): NVML's count, `found 8 GPUs supporting NVML metrics` (20.03),
 # and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
