@@ -6,9 +6,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from corpus import capture_result
+from stackaudit.engine.results import Result
 from stackaudit.facts._parse import ParseError
 from stackaudit.facts.gpus import stated_gpus
 from stackaudit.gputable import architecture_of
@@ -110,3 +113,55 @@ def test_distributed_llama_console_and_command() -> None:
 def test_distributed_llama_on_a_jetson_is_read(check: str) -> None:
     # Real (corpus 2829): dllama over Vulkan on a Jetson Orin's nvgpu GPU, its nodes joined over sockets.
     assert capture_result("2829", check).status == "not-applicable"
+
+
+def test_power_limit_stated_apart_from_the_gpus() -> None:
+    from stackaudit.importers.rig_report import per_gpu_limit
+
+    machine = "2× RTX 3090 24 GB (sm86), NVLink. `nvidia-smi topo -m` reports NV4 between the cards; tensor parallel size 2."
+    # Real (corpus 2899): the limit's line under its own heading, the GPUs on the machine's line above.
+    assert per_gpu_limit("**250 W per GPU**, unchanged throughout.", [machine, "", "### Power limit during the run"]) \
+        == (2, "RTX 3090", "250")
+    # Modelled: with no GPU stated above, or two models stated, the line names no GPUs.
+    assert per_gpu_limit("**250 W per GPU**, unchanged throughout.", ["### Power limit during the run"]) is None
+    assert per_gpu_limit("300 W per GPU", ["2x RTX 3090", "2x RTX 4090"]) is None
+    # Real (corpus 805): the count, model and limit on one line, as before.
+    assert per_gpu_limit("- 2× RTX 3090 24 GB, NVLink (NV4), 250 W per GPU.") == (2, "RTX 3090", "250")
+
+
+def test_topo_cell_quoted_in_the_users_words() -> None:
+    from stackaudit.facts.topology import nvlink_from_user_words
+
+    # Real (corpus 2899).
+    said = nvlink_from_user_words("2× RTX 3090 24 GB (sm86), NVLink. `nvidia-smi topo -m` reports NV4 between the "
+                                  "cards; tensor parallel size 2.")
+    assert said.cell == "NV4"
+    # Modelled: another verb and noun.
+    assert nvlink_from_user_words("nvidia-smi topo -m shows NV2 between both GPUs").cell == "NV2"
+    # Modelled: a cell of one pair among several, or no cell, is no statement about the cards as a whole.
+    for line in ("topo -m shows NV4 between GPU0 and GPU1", "topo -m shows PHB between the cards"):
+        with pytest.raises(ParseError):
+            nvlink_from_user_words(line)
+
+
+def test_quoted_bridge_cell_is_read_on_the_bridged_pair(tmp_path: Path) -> None:
+    # Real (corpus 2899): NV4 on two RTX 3090, every NVLink of their bridge.
+    result = capture_result("2899", "IC-TOPO-READ")
+    assert result.status == "ok" and "NV4" in result.message, result.message
+    assert capture_result("2899", "PWR-GPU-POWER-LIMIT").status == "issue"
+    # Modelled: a cell of fewer links than the bridge has, or one on cards without NVLink, is left to the matrix.
+    assert _topo_read(tmp_path, "2x RTX 3090, `nvidia-smi topo -m` shows NV2 between the cards, TP 2.\n").status \
+        == "unknown"
+    assert _topo_read(tmp_path, "2x RTX 4090, `nvidia-smi topo -m` shows NV4 between the cards, TP 2.\n").status \
+        == "unknown"
+    # Modelled: with no cell quoted, GeForce cards keep their key negative.
+    assert _topo_read(tmp_path, "2x RTX 3090 with TP 2.\n").status == "not-an-issue"
+
+
+def _topo_read(tmp_path: Path, words: str) -> Result:
+    from stackaudit.engine.runner import run_audit
+    from stackaudit.importers.pasted import load_pasted
+
+    path = tmp_path / "paste.txt"
+    path.write_text(words + "\nNVIDIA driver 595.91.07; nvidia-smi reports CUDA 13.2 capability.\n")
+    return next(r for r in run_audit(load_pasted([str(path)])).results if r.id == "IC-TOPO-READ")

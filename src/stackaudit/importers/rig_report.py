@@ -31,7 +31,7 @@ as the document RIG_REPORT_ENVIRONMENT (facts/platform.py virtualization_from_ri
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from stackaudit.facts._parse import stated_line
 from stackaudit.facts.gpus import stated_gpus
@@ -73,11 +73,15 @@ _CPU = re.compile(r"^\s*- \*\*CPU:\*\* (.+?)(?: \(\d+ threads\))?\s*$")
 _ROW_CPU = re.compile(r"^CPU: (.+?)(?: \(\d+ threads\))?$")
 
 
-def per_gpu_limit(line: str) -> tuple[int, str, str] | None:
+def per_gpu_limit(line: str, above: Sequence[str] = ()) -> tuple[int, str, str] | None:
     """(count, model, watts) of a list line that states a count of one GPU model and the power limit of each
-    (_PER_GPU_POWER); None for any other line."""
+    (_PER_GPU_POWER); None for any other line. A line that states the limit alone (`**250 W per GPU**, unchanged
+    throughout.` under an issue form's `### Power limit during the run`, corpus 2899) takes its GPUs from the lines
+    `above` it, where they state one count of one model and nothing else (the machine's line of the same form)."""
     per_gpu = _PER_GPU_POWER.search(line)
     said = stated_gpus(line) if per_gpu else []
+    if per_gpu and not said and above:
+        said = list(dict.fromkeys(pair for x in above for pair in stated_gpus(x)))
     return (said[0][0], said[0][1], per_gpu.group(1) or per_gpu.group(2)) if per_gpu and len(said) == 1 else None
 
 
@@ -153,7 +157,7 @@ def rig_report(lines: list[str], candidates: Candidates | None = None) -> Iterat
         if listed := _LIST_GPU.match(lines[i]):
             yield from _listed_gpu(lines, i, listed)
             continue
-        if per_gpu := per_gpu_limit(lines[i]):
+        if per_gpu := per_gpu_limit(lines[i], lines[max(0, i - _LIST_LOOK):i]):
             count, model, watts = per_gpu
             text = "".join(_query_section(model, limit=watts) for _ in range(count))
             yield Found("rig report", i, i + 1, command_output_appended(NVSMI_QUERY.argv, text))
