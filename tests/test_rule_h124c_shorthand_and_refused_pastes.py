@@ -165,3 +165,26 @@ def _topo_read(tmp_path: Path, words: str) -> Result:
     path = tmp_path / "paste.txt"
     path.write_text(words + "\nNVIDIA driver 595.91.07; nvidia-smi reports CUDA 13.2 capability.\n")
     return next(r for r in run_audit(load_pasted([str(path)])).results if r.id == "IC-TOPO-READ")
+
+
+def test_tp_over_the_hosts_gpus_in_the_users_words(tmp_path: Path) -> None:
+    from stackaudit.facts.engine_command import stated_tp_gpus
+
+    # Real (corpus 2906): TP over the ten GPUs the same sentence counts.
+    assert stated_tp_gpus("TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node") == 10
+    result = capture_result("2906", "IC-TOPOLOGY-PLACEMENT")
+    assert result.status == "not-an-issue" and "TP over 10 GPUs" in result.message, result.message
+    # Modelled: other wordings; a negated or compared TP is none.
+    assert stated_tp_gpus("TP over 4x RTX 3090 on one socket") == 4
+    assert stated_tp_gpus("TP with 8 GPUs is slower than with 4 GPUs") is None
+    assert stated_tp_gpus("We tried without TP over 2 GPUs") is None
+    assert stated_tp_gpus("the TP value is 4") is None
+    # Modelled: TP over fewer GPUs than the host's count leaves the placement open.
+    path = tmp_path / "paste.txt"
+    path.write_text("I have 8x RTX 6000 Ada in this box.\nTP with 4 x RTX 6000 Ada is what I run.\n"
+                    "NVIDIA driver 595.91.07; nvidia-smi reports CUDA 13.2 capability.\n")
+    from stackaudit.engine.runner import run_audit
+    from stackaudit.importers.pasted import load_pasted
+
+    placed = next(r for r in run_audit(load_pasted([str(path)])).results if r.id == "IC-TOPOLOGY-PLACEMENT")
+    assert placed.status != "not-an-issue", placed.message

@@ -2251,7 +2251,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
                        engine_commands: EngineCommands | None = None,
                        docker_containers: DockerContainers | None = None,
                        model_placements: ModelPlacements | None = None,
-                       nvidia: NvidiaGpus | None = None, ollama_shown: OllamaShown | None = None) -> Outcome:
+                       nvidia: NvidiaGpus | None = None, ollama_shown: OllamaShown | None = None,
+                       stated_engines: StatedEngines | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` restricted to the engine's GPUs (its CUDA_VISIBLE_DEVICES and
     tensor-parallel size, from /proc, a pasted command line or a pasted log), CUDA_DEVICE_ORDER,
     the GPU models. With no engine shown, a pasted test run's GPUs (nccl-tests or NCCL 1 rank lines, through the
@@ -2290,7 +2291,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     a llama.cpp server splitting over every GPU, neither narrowed by CUDA_VISIBLE_DEVICES; an engine whose build or
     log gives TP x PP of that count, or a llama.cpp log with buffers on every GPU, where no command sets
     CUDA_VISIBLE_DEVICES: corpus 1842, 1843; with no engine shown, a
-    pasted test run whose ranks hold every GPU: corpus 758) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
+    pasted test run whose ranks hold every GPU: corpus 758; the user's sentence running TP over the host's count of GPUs,
+    `TP with 10 x ADA 6000s`: corpus 2906) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2, a count in the user's words such as `gpu=2` with no GPU listed
     included: corpus 1213): its group is both GPUs or it has none (corpus 997). Two models keep
     the CUDA_DEVICE_ORDER question open, and so do two modules of a larger mesh board (V100 SXM2, up to 8 on a
@@ -2354,7 +2356,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
         count = gpus.whole_count if gpus is not None else None
         by_tests = gpus is not None and bool(gpus.counts) and all(src == NCCL_TESTS_TITLE for src, _ in gpus.counts)
         if every := group_of_every_gpu(serving_engine, engine_commands, count, docker_containers,
-                                        nccl_test_runs, count_by_tests=by_tests, log=serving_log):
+                                        nccl_test_runs, count_by_tests=by_tests, log=serving_log,
+                                        stated=stated_engines):
             judged = not_an_issue(f"the group spans every GPU of the host: {every}, so whatever sockets they sit on, "
                                   "no other placement exists to choose", actual={"gpus": count})
             return over_subjects(judged, [g.label for g in gpus.gpus] if gpus is not None else [], count,

@@ -42,7 +42,7 @@ from stackaudit.facts.processes import (
     parse_flat_yaml,
 )
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
-from stackaudit.facts.sources import ENGINE_COMMAND, EVIDENCE_LINES, PROMPT_HOSTS, USER_ENGINES
+from stackaudit.facts.sources import ENGINE_COMMAND, EVIDENCE_LINES, PROMPT_HOSTS, USER_ENGINES, USER_MACHINE
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # A shell variable set on a line of its own in a pasted script (`GPU_NUM=4`, `export MODEL_PATH="/m"`): a later
@@ -1418,13 +1418,23 @@ _STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)|`
 # The user's sentence saying the model runs split over GPUs with tensor parallelism (`the tensor parallelism does not
 # work at all`, corpus 982); a negation or a contrast on the line (`without tensor parallelism`, `TP=1 works`) states
 # no split. Each engine's tensor parallelism runs a rank per GPU that exchanges tensors with the others.
+# A sentence that opens on `TP` over a count of GPUs says the same (`TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a
+# single NUMA node`, turboderp-org/exllamav2#571, corpus 2906): STATED_TP_GPUS reads the count.
 STATED_SPLIT = re.compile(r"^(?!.*\b(?:not? use|without|instead|than|unlike|vs\.?|versus|disabled?)\b)"
-                          r".*\btensor[- ]parallel(?:ism)?\b", re.I)
+                          r"(?:.*\btensor[- ]parallel(?:ism)?\b|\W*TP\s+(?:with|over|across|on)\s+[1-9]\d?\s*[x×*]?\s*\S)", re.I)
+STATED_TP_GPUS = re.compile(r"^\W*TP\s+(?:with|over|across|on)\s+([1-9]\d?)\s*[x×*]?\s*\S", re.I)
 
 
 def stated_split(line: str) -> bool:
     """Whether a line of the user's words says the model runs with tensor parallelism (STATED_SPLIT)."""
     return bool(STATED_SPLIT.search(line))
+
+
+def stated_tp_gpus(line: str) -> int | None:
+    """The count of GPUs a sentence of the user's words opens by running TP over (STATED_TP_GPUS); None for any
+    other line."""
+    m = STATED_TP_GPUS.search(line) if stated_split(line) else None
+    return int(m.group(1)) if m else None
 
 
 # SGLang's and vLLM's switches of custom all-reduce, named in a sentence of the user's words as added to the run
@@ -1471,6 +1481,7 @@ class StatedEngines(Sourced):
     switches: tuple[str, ...] = ()
     switch_line: str = ""
     nodes: str = ""  # the sentence that says the job runs on two nodes or more (STATED_NODES), else ""
+    tp_gpus: int | None = None  # the count of GPUs the split sentence runs TP over (stated_tp_gpus), else None
 
 
 fact("stated_engines", StatedEngines, first_of, hint=USER_ENGINES.hint)
@@ -1492,8 +1503,25 @@ def stated_engines_from_words(text: str) -> StatedEngines:
     if not engines and not split and not switched and not nodes:
         raise ParseError("no engine named in the user's words")
     return StatedEngines(engines=tuple(dict.fromkeys(engines)), split=split, nodes=nodes,
+                         tp_gpus=stated_tp_gpus(split) if split else None,
                          switches=tuple(dict.fromkeys(f for _, said in switched for f in said)),
                          switch_line=switched[0][0] if switched else "")
+
+
+@parser(USER_MACHINE, feeds="stated_engines", kind=StatedEngines, rank=98)
+def stated_split_from_machine_words(text: str) -> StatedEngines:
+    """A sentence of the user's machine words that opens by running TP over a count of GPUs (STATED_TP_GPUS: `TP with
+    10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node`, corpus 2906), which the machine's reader took for its
+    GPUs: the split and its count, no engine named.
+
+    Input (tests/data/captures/2906)::
+
+        TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node
+    """
+    split = next((line.strip() for line in text.splitlines() if stated_tp_gpus(line) is not None), "")
+    if not split:
+        raise ParseError("no sentence of the machine's words runs TP over a count of GPUs")
+    return StatedEngines(split=split, tp_gpus=stated_tp_gpus(split))
 
 
 # Docker Compose's progress words for a container it starts (`Container ollama Starting`, `Container ollama

@@ -50,7 +50,7 @@ from stackaudit.facts.serving_logs import NcclTestRuns, ServingLog
 
 if TYPE_CHECKING:
     from stackaudit.facts.docker import DockerContainers
-    from stackaudit.facts.engine_command import EngineCommand, EngineCommands
+    from stackaudit.facts.engine_command import EngineCommand, EngineCommands, StatedEngines
     from stackaudit.facts.gpus import GpuInventory
     from stackaudit.facts.model_placement import ModelPlacements
     from stackaudit.facts.nvidia import NvidiaGpus
@@ -404,7 +404,8 @@ def serving_engine(ctx: FactContext) -> ServingEngine:
 
 def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, count: int | None,
                        containers: DockerContainers | None = None, tests: NcclTestRuns | None = None,
-                       count_by_tests: bool = False, log: ServingLog | None = None) -> str:
+                       count_by_tests: bool = False, log: ServingLog | None = None,
+                       stated: StatedEngines | None = None) -> str:
     """Why the engine's GPU group is every GPU of the host, in words; "" where the source does not show that.
 
     A host of `count` GPUs (two or more, a whole count) and either a pasted command line that sets no
@@ -427,6 +428,8 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
     the engine as built (`mpirun -n 4 tritonserver --model-repository=...`, corpus 1866). A llama.cpp log whose buffers sit on each of CUDA0 to CUDA`count - 1` (ServingLog.ggml_cuda_devices:
     `CUDA3 model buffer size`, corpus 1843) split its model over every GPU. Neither holds where a command shown sets
     CUDA_VISIBLE_DEVICES (the devices it names may not be the host's `count`, corpus 996).
+    With nothing of the engine shown but the user's words, a sentence that runs TP over `count` GPUs (`TP with 10 x
+    ADA 6000s ...`: StatedEngines.tp_gpus, corpus 2906) puts every one of them in the group.
     """
     if count is None or count < 2:
         return ""
@@ -460,6 +463,9 @@ def group_of_every_gpu(engine: ServingEngine, commands: EngineCommands | None, c
             and engine.tp * (engine.pp or 1) == count and not narrowed:
         return f"the engine runs TP {engine.tp}" + (f" x PP {engine.pp}" if engine.pp else "") \
             + f" as the paste's log or build gives it, on the host's {count} GPUs"
+    if stated is not None and stated.tp_gpus == count and shown is None and engine.process is None \
+            and engine.container is None and engine.tp is None and commands is None and containers is None:
+        return f"the user runs TP over {count} GPUs (`{stated.split[:100]}`), the host's {count}"
     buffers = log.ggml_cuda_devices if log is not None else ()
     if not narrowed and sorted(buffers) == sorted(f"CUDA{n}" for n in range(count)):
         return f"llama.cpp allocated its buffers on {', '.join(buffers)} (`{log.ggml_cuda_line[:80] if log else ''}`" \
