@@ -360,15 +360,15 @@ MIG_PARTS: dict[str, str] = {"Ampere": r"\bA(?:100|30|800)\b", "Ada Lovelace": "
 # The platform's words where no line names the module (facts/gpus.jetson_module): an L4T release before Thor's R38, or
 # Tegra's NvRmMem memory manager of the nvgpu driver, which Thor does not run, or the container toolkit's CSV mode on
 # that driver (facts/gpus._CSV_MODE); CUDA names the Nano's and TX2's GPUs
-# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`. A GPU named by its compute capability alone (capability_name: ollama's
+# `NVIDIA Tegra X1` and `NVIDIA Tegra X2`, Vulkan the Orin's `NVIDIA Tegra Orin (nvgpu)` (corpus 2829). A GPU named by its compute capability alone (capability_name: ollama's
 # `[GPU-<uuid>] Compute Capability 7.2`) of one of these modules' capabilities only (https://developer.nvidia.com/
 # cuda-gpus, Jetson products): 5.3 Nano and TX1, 6.2 TX2, 7.2 AGX Xavier and Xavier NX, 8.7 the Orin modules; no
 # discrete board has one of them.
 JETSON_WITHOUT_MIG = re.compile(r"\bJetson\s+(?:AGX\s+|Orin\s+)?(?:Nano|TX[12]|Xavier|Orin)\b|^(?:NVIDIA\s+)?"
                                 r"(?:Orin|Xavier)\b|\bJetson, (?:L4T R(?:2\d|3[0-7])\.|Tegra's NvRmMem\b|nvgpu driver\b)"
-                                r"|\bTegra X[12]\b|^GPU of compute capability (?:5\.3|6\.2|7\.2|8\.7)$", re.I)
+                                r"|\bTegra (?:X[12]|Xavier|Orin)\b|^GPU of compute capability (?:5\.3|6\.2|7\.2|8\.7)$", re.I)
 # Any Jetson module, Thor too: an SoC's integrated GPU, on no NVSwitch.
-JETSON = re.compile(r"\bJetson\b|\bTegra X[12]\b", re.I)
+JETSON = re.compile(r"\bJetson\b|\bTegra (?:X[12]|Xavier|Orin)\b", re.I)
 
 
 def nvgpu_jetson(name: str) -> bool:

@@ -96,6 +96,7 @@ from stackaudit.facts.system import (
 from stackaudit.facts.topology import (
     NvlinkStatus,
     P2pMatrix,
+    StatedNvlink,
     TopoMatrix,
     gpu_index,
     link_kind,
@@ -117,6 +118,7 @@ from stackaudit.gputable import (
     bridge_domain,
     candidates,
     family_of,
+    nvlink_links_of,
     sold_bridged,
 )
 from stackaudit.versions import predates
@@ -320,7 +322,7 @@ _PCIE_P2P_FIX = advice("Follow FW-ACS-P2P and FW-IOMMU-MODE (ACS redirect on the
 )
 def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None = None, nvlink_status: NvlinkStatus | None = None,
               gpus: GpuInventory | None = None, container: ContainerInfo | None = None,
-              p2p_bandwidth: P2pBandwidth | None = None) -> Outcome:
+              p2p_bandwidth: P2pBandwidth | None = None, stated_nvlink: StatedNvlink | None = None) -> Outcome:
     """Reads: `nvidia-smi topo -m` (GPU/NIC rows, NV# cells, CPU and NUMA affinity; a pasted matrix
     may lack its header), `nvidia-smi topo -p2p rw`, `nvidia-smi nvlink -s`, and the GPU models
     (NVML, else a pasted collect_env) looked up in data/gpus.toml.
@@ -351,6 +353,10 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
     A matrix of one GPU has no GPU-to-GPU path, but a row that shows its CPU or NUMA affinity and its paths to NICs or
     (`GPU NUMA ID`) its memory as a node of its own, as on a Grace superchip, reads whole: ok over that GPU, naming
     them (corpus 1340); a lone GPU row is not applicable.
+    With no matrix, the user's words quoting its NV# cell between the host's two GPUs (```nvidia-smi topo -m` reports
+    NV4 between the cards``, corpus 2899) read as that cell: on two cards of one bridged model (data/gpus.toml's
+    bridge) whose every NVLink the cell counts, the bridge is up (ok over the two GPUs); a cell of fewer links, or on
+    another model, is left to the matrix (unknown).
     """
     # The registered fix is the NVSwitch baseboard's (Fabric Manager on this node); a compute tray and PCIe P2P
     # get their own (_TRAY_FIX, _PCIE_P2P_FIX).
@@ -359,7 +365,8 @@ def topo_read(gpu_topology: TopoMatrix | None = None, gpu_p2p: P2pMatrix | None 
         if gpu_p2p is not None and len(gpu_p2p.gpus) >= 2:
             return _p2p_alone(gpu_p2p, models, gpus)
         granted = p2p_bandwidth is not None and bool(p2p_bandwidth.can_access)
-        return (None if granted else _family_without_matrix(models, gpus)) or _no_matrix(gpus)
+        return _stated_bridge(stated_nvlink, models, gpus) \
+            or (None if granted else _family_without_matrix(models, gpus)) or _no_matrix(gpus)
     topo = gpu_topology
     names = topo.gpus
     if len(names) < 2:
@@ -511,6 +518,28 @@ def _geforce_pcie(topo: TopoMatrix, models: dict[int, str], gpus: GpuInventory |
                         "are their design, not lost links; whatever the path (PIX, PHB, NODE, SYS), NCCL carries "
                         "their traffic through host memory" + suffix,
                         actual={"links": sorted({c for _, _, c in topo.gpu_pairs()}), "family": "geforce"})
+
+
+def _stated_bridge(stated: StatedNvlink | None, models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
+    """IC-TOPO-READ with no matrix where the user's words quote its NV# cell between the host's two GPUs: ok where
+    both are one bridged model (a bridge of two) and the cell counts every NVLink the model has; unknown where the cell
+    fits no such bridge (another count, a model without NVLink); None where no cell is quoted for two GPUs of one
+    model."""
+    if stated is None or gpus is None or gpus.whole_count != 2 or len(models) != 2 or len(set(models.values())) != 1:
+        return None
+    model = next(iter(models.values()))
+    links = nvlink_links_of(model)
+    if bridge_domain([model, model]) != 2 or not links or nvlink_count(stated.cell) != links:
+        # The quote says NVLink where the model's bridge would show another count, or none: the family's design
+        # settles nothing, the matrix does.
+        return unknown(f"the user quotes `nvidia-smi topo -m` as {stated.cell} between the host's two "
+                       f"{gpus.in_words(model)}, which does not fit the model's NVLink "
+                       f"({'a bridge of ' + str(links) + ' links' if links else 'none'}); the matrix is not pasted",
+                       hint="paste `nvidia-smi topo -m` and `nvidia-smi nvlink -s`", actual={"GPU0-GPU1": stated.cell})
+    judged = ok(f"the user quotes `nvidia-smi topo -m` as {stated.cell} between the host's two {gpus.in_words(model)} "
+                f"(`{stated.line[:160]}`): the {links} NVLinks of the bridge that pairs them are all up (the matrix is "
+                "quoted in words, not pasted)", actual={"GPU0-GPU1": stated.cell}, evidence=[stated.line])
+    return over_subjects(judged, [_subject(f"GPU{i}", gpus) for i in sorted(models)], 2, ask="nvidia-smi topo -m")
 
 
 def _family_without_matrix(models: dict[int, str], gpus: GpuInventory | None) -> Outcome | None:
@@ -2265,7 +2294,8 @@ def topology_placement(serving_engine: ServingEngine, gpu_topology: TopoMatrix |
     a run, `with SGLang TP4 serving ...` on four A100s, corpus 2848; an engine whose build or
     log gives TP x PP of that count, or a llama.cpp log with buffers on every GPU, where no command sets
     CUDA_VISIBLE_DEVICES: corpus 1842, 1843; with no engine shown, a
-    pasted test run whose ranks hold every GPU: corpus 758) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
+    pasted test run whose ranks hold every GPU: corpus 758; the user's sentence running TP over the host's count of GPUs,
+    `TP with 10 x ADA 6000s`: corpus 2906) has no placement to choose: not an issue (facts/parallelism.group_of_every_gpu). Nor has any engine on a host of
     two GPUs of one model (a whole count of 2, a count in the user's words such as `gpu=2` with no GPU listed
     included: corpus 1213): its group is both GPUs or it has none (corpus 997). Two models keep
     the CUDA_DEVICE_ORDER question open, and so do two modules of a larger mesh board (V100 SXM2, up to 8 on a

@@ -205,14 +205,20 @@ GGML_STATES: dict[str, tuple[str, str]] = {
 ENGINE_VERDICT_MOOT = frozenset({"allreduce-engine"})
 # Other engines that lack an engine subject, per subject. TensorRT-LLM runs its own custom all-reduce, built into
 # its engine or set by its LLM API, not vLLM's or SGLang's: RT-TRTLLM-ALLREDUCE judges it.
+# distributed-llama (b4rtaz/distributed-llama: its `dllama` program, serving_logs.ENGINE_CONSOLES) runs a model on its
+# own CPU and Vulkan backends (src/nn: nn-cpu, nn-vulkan), with no CUDA, PyTorch or NCCL, and joins its nodes over its
+# own TCP sockets (`⭕ Socket[0]: connected`): no engine subject, no CUDA runtime and no NCCL communicator of its own.
+DLLAMA = "distributed-llama, which runs on its own CPU and Vulkan backends and joins its nodes over its own TCP sockets"
 ENGINES_WITHOUT: dict[str, dict[str, str]] = {
     # TGI's sharded layers all-reduce through torch.distributed's NCCL process group (server/text_generation_server/
     # layers/tensor_parallel.py, https://github.com/huggingface/text-generation-inference): no custom all-reduce.
     # FastChat's model_worker runs transformers' generate in PyTorch's eager mode, its layers split by accelerate.
-    "graph-engine": {"fastchat": "FastChat's model_worker (Hugging Face transformers, which runs no CUDA graphs)"},
+    "graph-engine": {"fastchat": "FastChat's model_worker (Hugging Face transformers, which runs no CUDA graphs)",
+                     "dllama": DLLAMA},
     # ExLlamaV2's tensor parallelism reduces through its own code (host-memory buffers, or NCCL in ExLlamaV3), never
     # vLLM's or SGLang's custom all-reduce (corpus 2905).
     "allreduce-engine": {"fastchat": "FastChat's model_worker (its layer split runs no all-reduce)",
+                         "dllama": DLLAMA,
                          "exllama": "ExLlama (ExLlamaV2 or ExLlamaV3, a PyTorch extension)",
                          "trtllm": "TensorRT-LLM (its own custom all-reduce is RT-TRTLLM-ALLREDUCE's)",
                          "tgi": "TGI (text-generation-inference, whose shards all-reduce through torch.distributed's "
@@ -289,6 +295,7 @@ ENGINES_WITHOUT_NCCL: dict[str, str] = {
     "ollama": "ollama, which splits a model over its GPUs by layers inside one runner process",
     "llamacpp": "llama.cpp, whose layer split copies activations between its GPUs inside one process",
     "fastchat": "FastChat's model_worker, whose layers accelerate places over its GPUs inside one process",
+    "dllama": DLLAMA,
 }
 
 
@@ -397,10 +404,18 @@ def linux_only_why(check_id: str, windows: str, container_shown: bool, wsl: str 
 CUDA_RUNTIME_CHECKS = frozenset({"DRV-CUDA-COMPAT"})
 
 
+# Engines built with no CUDA backend at all: they load no CUDA runtime whatever GPU they run on.
+ENGINES_WITHOUT_CUDA: dict[str, str] = {"dllama": DLLAMA}
+
+
 def no_cuda_runtime(check_id: str, log: ServingLog | None, engines: tuple[str, ...], report: bool) -> str:
     """Why a check of CUDA_RUNTIME_CHECKS does not apply, in words: every engine shown is a ggml one
     (GGML_ENGINE_NAMES), no Python environment is shown (`report`: torch loads its own CUDA runtime), and the log's
     device list names its GPUs through another backend only; "" otherwise."""
+    if check_id in CUDA_RUNTIME_CHECKS and engines and not report and all(e in ENGINES_WITHOUT_CUDA for e in engines) \
+            and not (log is not None and log.cuda_lines):
+        return f"the only engine the paste shows is {' and '.join(ENGINES_WITHOUT_CUDA[e] for e in dict.fromkeys(engines))}" \
+            ": it loads no CUDA runtime, so no driver floor of one applies"
     if check_id not in CUDA_RUNTIME_CHECKS or log is None or not log.ggml_other_devices or report or not engines:
         return ""
     if any(e not in GGML_ENGINE_NAMES for e in engines) or log.ggml_cuda_devices or log.ggml_cuda_line \

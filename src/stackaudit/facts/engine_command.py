@@ -43,7 +43,7 @@ from stackaudit.facts.processes import (
     parse_flat_yaml,
 )
 from stackaudit.facts.registry import Sourced, fact, first_of, parser
-from stackaudit.facts.sources import ENGINE_COMMAND, EVIDENCE_LINES, PROMPT_HOSTS, USER_ENGINES
+from stackaudit.facts.sources import ENGINE_COMMAND, EVIDENCE_LINES, PROMPT_HOSTS, USER_ENGINES, USER_MACHINE
 
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$")
 # A shell variable set on a line of its own in a pasted script (`GPU_NUM=4`, `export MODEL_PATH="/m"`): a later
@@ -88,7 +88,7 @@ ENGINE_WORDS = ("vllm", "sglang", "trtllm", "tensorrt_llm", "lmdeploy", "engine_
                 "aphrodite", "api_server.py", "koboldcpp", "benchmark_throughput.py", "benchmark_latency.py",
                 "convert_checkpoint.py", "quantize.py", "build.py", "tritonserver", "trtserver", "text-generation-launcher", "mlc_llm",
                 "start_linux.sh", "start_windows.bat", "start_wsl.bat", "llamafile", "ktransformers", "local_chat.py",
-                "openrlhf", "lightllm", "infer_backend", "fastchat")
+                "openrlhf", "lightllm", "infer_backend", "fastchat", "dllama")
 COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_server\.py\s|\bvllm\s+bench\s+(?:latency|throughput)\b|\blmdeploy\s+(?:serve|chat)\b|-m\s+(?:vllm|sglang)\.|\btrtllm-serve\b|\btrtllm-llmapi-launch\b"
                           r"|\b(?:triton|trt)server\s.*--model-(?:repo(?:sitory)?|store)\b"  # Triton (processes._program)
                           r"|\bserver_vllm\.py\b"  # functionary's vLLM server (facts/processes._program)
@@ -111,6 +111,8 @@ COMMAND_HINT = re.compile(r"\bvllm\s+serve\b|\bsglang\s+serve\b|\bsglang/launch_
                           r"paged_kv_cache|remove_input_padding|use_weight_only|enable_context_fmha)\b"
                           # TensorRT-LLM's benchmark (the LLM API in-process, with its options), KoboldCpp
                           r"|\btrtllm-bench\b|\bkoboldcpp[\w-]*(?:\.py|\.exe)?\s"
+                          # distributed-llama's program and its mode (DLLAMA_MODES)
+                          r"|(?:^|[\s/])dllama\s+(?:inference|chat|worker)\s"
                           # llamafile, its own program or a model packed with it (LLAMAFILE_PACKED), before an option
                           r"|(?:^|[\s/\\])(?:llamafile|[\w.+-]+\.llamafile)(?:\.exe)?\s+-"
                           # NVIDIA Dynamo's launcher of a vLLM or SGLang engine
@@ -312,6 +314,11 @@ MLC_PROGRAM = "mlc_llm"
 # after it (`docker run ... ghcr.io/huggingface/text-generation-inference:TAG --model-id ... --num-shard 2`), which
 # the container readers take (facts/docker.py).
 TGI_PROGRAMS = {"text-generation-launcher": "tgi"}
+# distributed-llama (b4rtaz/distributed-llama): `./dllama inference|chat --model M --workers HOST:PORT ...` on its root
+# node, `./dllama worker --port 9999` on the others (corpus 2829). Its own CPU and Vulkan backends run the model
+# (facts/applicability.DLLAMA): none of the other engines' flags apply to it.
+DLLAMA_PROGRAM = "dllama"
+DLLAMA_MODES = frozenset(("inference", "chat", "worker"))
 # ollama's server started by hand (`ollama serve`, its variables set before it: `OLLAMA_SCHED_SPREAD=1 ollama serve`):
 # its settings are the environment its command gives (corpus 1426, 1798). Its other commands (`ollama run`, `ps`) are
 # the server's clients, no engine command (facts/engine_command._PROMPT_ENGINE reads those).
@@ -425,7 +432,7 @@ PYTHON_CALL = re.compile(r"(?<![\w.])(?:vllm\.)?(?P<name>" + "|".join(PYTHON_ENG
 
 @dataclass(frozen=True)
 class EngineCommand:
-    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc | lightllm
+    engine: str  # vllm | sglang | trtllm | lmdeploy | triton | llamacpp (GGML_ENGINES) | tgi (TGI_PROGRAMS) | ollama | mlc | lightllm | dllama
     # | textgen (TEXTGEN_FLAGS) | ktransformers (KTRANSFORMERS_FLAGS)
     argv: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()  # NAME=value set on the line itself, in order
@@ -1327,6 +1334,8 @@ def _command_of(words: list[str], line: str, cut: bool, ggml_shown: str, legacy:
         words, program = words[2:], MLC_PROGRAM  # `python -m mlc_llm compile ...` (its JIT's logged command)
     if program == MLC_PROGRAM and len(words) > 2 and words[1] in MLC_SUBCOMMANDS:
         return EngineCommand("mlc", tuple(words), tuple(env), line.strip(), builds=MLC_SUBCOMMANDS[words[1]], cut=cut)
+    if program == DLLAMA_PROGRAM and len(words) > 1 and words[1] in DLLAMA_MODES:
+        return EngineCommand("dllama", tuple(words), tuple(env), line.strip(), cut=cut)
     if program in TGI_PROGRAMS and not set(words[1:]) <= TGI_QUERIES:
         return EngineCommand(TGI_PROGRAMS[program], tuple(words), tuple(env), line.strip(), cut=cut)
     if program.startswith("python") and len(words) > 2 and posixpath.basename(words[1]) == TEXTGEN_PROGRAM \
@@ -1454,8 +1463,10 @@ _STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)|`
 # The user's sentence saying the model runs split over GPUs with tensor parallelism (`the tensor parallelism does not
 # work at all`, corpus 982); a negation or a contrast on the line (`without tensor parallelism`, `TP=1 works`) states
 # no split. Each engine's tensor parallelism runs a rank per GPU that exchanges tensors with the others.
+# A sentence that opens on `TP` over a count of GPUs says the same (`TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a
+# single NUMA node`, turboderp-org/exllamav2#571, corpus 2906): STATED_TP reads the count.
 STATED_SPLIT = re.compile(r"^(?!.*\b(?:not? use|without|instead|than|unlike|vs\.?|versus|disabled?)\b)"
-                          r".*\btensor[- ]parallel(?:ism)?\b", re.I)
+                          r"(?:.*\btensor[- ]parallel(?:ism)?\b|\W*TP\s+(?:with|over|across|on)\s+[1-9]\d?\s*[x×*]?\s*\S)", re.I)
 
 
 def stated_split(line: str) -> bool:
@@ -1465,8 +1476,9 @@ def stated_split(line: str) -> bool:
 
 # The TP size the user's words give a run: `with SGLang TP4 serving Qwen3.8-27B` (corpus 2848), a list's `Config: TP=8,
 # DCP=1` (corpus 2838), `tp=2`, `--tp 4`, `tensor parallel size 4`. `TP` inside a longer name (`MTP=3`, `ETP4`) is not
-# one, nor is a release (`TP 2.5`).
-STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
+# one, nor is a release (`TP 2.5`). A sentence that opens on `TP` over a count of GPUs gives that count (`TP with 10 x
+# ADA 6000s w/ x16 Gen4 PCie each`, turboderp-org/exllamav2#571, corpus 2906).
+STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|TP\s+(?:with|over|across|on)\s+|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
                        r"|tensor[- ]parallel(?:ism)?(?:[- ]size)?\s*(?:(?:of|=|:)\s*)?)(?P<tp>\d{1,3})(?![\w.])", re.I)
 
 
@@ -1553,6 +1565,22 @@ def stated_engines_from_words(text: str) -> StatedEngines:
                          switch_line=switched[0][0] if switched else "",
                          tp_sizes=tuple(dict.fromkeys(s for _, sizes in sized for s in sizes)),
                          tp_line=sized[0][0] if sized else "")
+
+
+@parser(USER_MACHINE, feeds="stated_engines", kind=StatedEngines, rank=98)
+def stated_split_from_machine_words(text: str) -> StatedEngines:
+    """A sentence of the user's machine words that opens by running TP over a count of GPUs (STATED_SPLIT and STATED_TP: `TP with
+    10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node`, corpus 2906), which the machine's reader took for its
+    GPUs: the split and its count, no engine named.
+
+    Input (tests/data/captures/2906)::
+
+        TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node
+    """
+    split = next((line.strip() for line in text.splitlines() if stated_split(line) and stated_tp(line)), "")
+    if not split:
+        raise ParseError("no sentence of the machine's words runs TP over a count of GPUs")
+    return StatedEngines(split=split, tp_sizes=stated_tp(split), tp_line=split)
 
 
 # Docker Compose's progress words for a container it starts (`Container ollama Starting`, `Container ollama

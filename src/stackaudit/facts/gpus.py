@@ -1165,6 +1165,29 @@ def gpus_from_ggml_using_device(text: str) -> GpuInventory:
     return listed_inventory(records, GGML_USING_TITLE, "the devices the engine loaded the model on")
 
 
+DLLAMA_TITLE = "distributed-llama's Vulkan device line"
+# The Vulkan device distributed-llama's dllama runs on, as its start-up names it (`🌋 Device: NVIDIA Tegra Orin
+# (nvgpu)`, the device's VkPhysicalDeviceProperties name: corpus 2829, b4rtaz/distributed-llama#265): one GPU of this
+# node, an NVIDIA one where the name is NVIDIA's (a Jetson's integrated GPU names its nvgpu driver).
+_DLLAMA_DEVICE = re.compile("^\\s*\U0001F30B Device: (?P<name>NVIDIA\\s.+?)\\s*$")
+
+
+@parser(ENGINE_LOG, feeds="gpus", kind=GpuInventory, rank=76)
+def gpus_from_dllama_device(text: str) -> GpuInventory:
+    """The NVIDIA GPU distributed-llama's Vulkan backend runs on (_DLLAMA_DEVICE): its name, one GPU of the node
+    whose log it is (a lower bound of the host's GPUs: Vulkan names the device dllama picked).
+
+    Input (tests/data/captures/2829)::
+
+        🌋 Device: NVIDIA Tegra Orin (nvgpu)
+    """
+    names = [m["name"] for line in text.splitlines() if "Device: " in line and (m := _DLLAMA_DEVICE.match(line))]
+    if not names:
+        raise ParseError("no distributed-llama `Device: NVIDIA ...` line")
+    return listed_inventory({0: GpuRecord(0, "", names[0], None, (DLLAMA_TITLE,))}, DLLAMA_TITLE,
+                            "the Vulkan device the engine picked")
+
+
 TRITON_METRICS_TITLE = "Triton's metrics lines"
 # Triton Inference Server's metrics start-up (metrics.cc): NVML's count, `found 8 GPUs supporting NVML metrics` (20.03),
 # and each GPU it collects for, `GPU 0: GeForce RTX 2080 Ti` (20.03, server#1567), `Collecting metrics for GPU 0:
@@ -2288,6 +2311,9 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
     words = _GTX_AS_RTX.sub("RTX ", " ".join(words)).split()
     # An RTX A-series workstation card without its brand (`4 A5000 GPUS`, ikawrakow/ik_llama.cpp, corpus 2827): no
     # other NVIDIA GPU is named `A` and four digits (the data-centre A-series has one to three).
+    # The Ada workstation boards in the user's shorthand (`ADA 6000s`, `RTX 6000 Adas`, `A6000 Ada`, `6000 Ada`:
+    # _ADA_SHORTHAND) first, before the bare `A6000` reads as the Ampere RTX A6000.
+    words = _ADA_SHORTHAND.sub(lambda m: f"RTX {m.group(1) or m.group(2)} Ada", " ".join(words)).split()
     words = _BARE_RTX_A.sub(r"RTX \1", " ".join(words)).split()
     # So is one before a sentence's full stop (`on Nvidia RTX 4060Ti.`, corpus 2567).
     tokens = [re.sub(r"^(\d{3,4})(Ti)(?=[.,;:]?$)", r"\1 \2", re.sub(r"^(\d+)G$", r"\1GB", t, flags=re.I), flags=re.I)
@@ -2325,6 +2351,13 @@ def _model_in(tokens: list[str], backwards: bool = False) -> str:
 
 _BRAND_FIRST = re.compile(r"^NVIDIA\s+(?=\S)", re.I)
 _GTX_AS_RTX = re.compile(r"\bGTX\s+(?=[2-5]0[5-9]0\b)", re.I)
+# An Ada Lovelace workstation board as users shorten it: the number with `Ada` after or before it, in the plural, with an
+# `A` borrowed from the Ampere RTX A6000's name (`10 x ADA 6000s`, exllamav2#571, corpus 2906; `RTX 6000 Adas`, `A6000
+# Ada`, `Ada A6000`, `6000 Ada`). NVML names these boards `NVIDIA RTX <number> Ada Generation` (RTX 2000 to 6000 and
+# the 5880); `Ada` beside the number names that line, never Turing's Quadro RTX 6000 nor Ampere's RTX A6000, whose
+# names (`Quadro RTX 6000`, `RTX A6000`) have no `Ada`.
+_ADA_SHORTHAND = re.compile(r"(?<![\w-])(?:(?:RTX\s*)?A?([2-6][05]00|5880)s?\s*Adas?|Adas?\s+(?:RTX\s*)?A?([2-6][05]00|5880)s?)"
+                            r"(?![\w-])", re.I)
 _BARE_RTX_A = re.compile(r"(?<![\w-])(?<!RTX )(A[1-6][05]00)(?![\w-])", re.I)
 # The word after a number that makes it a product series (`RTX 4000 series`, `GeForce RTX 3000-series`), not a model.
 _SERIES_WORD = re.compile(r"^-?series\b", re.I)

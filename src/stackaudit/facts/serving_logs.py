@@ -554,6 +554,16 @@ ENGINE_CONSOLES: tuple[tuple[re.Pattern[str], str, tuple[str, ...]], ...] = (
     (re.compile(r"^\s*\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z\s+(?:TRACE|DEBUG|INFO|WARN|ERROR)\s+[\w.]+: "
                 r"(?:Running dynamo serve with (?:service )?configs?:? \{.*'(?:VllmWorker|PrefillWorker)': \{"
                 r"|Using ai_dynamo_vllm\b)"), "vllm", ("Running dynamo serve with", "Using ai_dynamo_vllm")),
+    # distributed-llama's dllama (b4rtaz/distributed-llama) tags its start-up lines with an emoji per kind: its model's
+    # header (`💡 Arch: Qwen3`), its memory (`📀 RequiredMemory: 3712 MB`), its workers' TCP sockets (`⭕ Socket[0]:
+    # connecting to <WORKER_IP>:9999 worker`, `⭕ Network is initialized`) and the Vulkan device it runs on (`🌋 Device:
+    # NVIDIA Tegra Orin (nvgpu)`, `🌋 DeviceApiVersion: 1.3.251`): corpus 2829, distributed-llama#265. Engine "dllama":
+    # its own CPU and Vulkan backends, its nodes joined over its own sockets (no CUDA, no NCCL).
+    (re.compile("^\\s*(?:[\U0001F4A1\U0001F4C4] [A-Za-z]+: \\S|\U0001F4C0 RequiredMemory: \\d+ MB"
+                "|\u2b55 (?:Socket\\[\\d+\\]: |Network is initialized)|\U0001F30B [A-Za-z]+(?:\\[\\d+\\])?: \\S)"),
+     "dllama", ("Memory: ", "Network is initialized", "Socket[", "Device: ", "DeviceApiVersion: ", "Heap[",
+                "Arch: ", "Act: ", "Dim: ", "Size: ", "Heads: ", "nLayers: ", "SeqLen: ", "Epsilon: ", "Rope",
+                "AddBos: ", "BosId: ", "EosId: ")),
     # Triton's metrics start-up message without glog's prefix, as a log viewer shows a pod's messages, each in quotes
     # (`"found 1 GPUs supporting NVML metrics`, GKE's, corpus 1817): the message is metrics.cc's alone.
     (re.compile(r"^\s*\"?found \d+ GPUs supporting NVML metrics\"?\s*$"), "triton", ("GPUs supporting NVML",)),

@@ -33,8 +33,17 @@ from dataclasses import dataclass, field
 
 from stackaudit.facts._parse import NVSMI_GPU_LINE, ParseError, parse_cpulist
 from stackaudit.facts.pci import PciDevices
-from stackaudit.facts.registry import FactContext, FactUnavailable, fact, first_of, provider, read_source
-from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M
+from stackaudit.facts.registry import (
+    FactContext,
+    FactUnavailable,
+    Sourced,
+    fact,
+    first_of,
+    parser,
+    provider,
+    read_source,
+)
+from stackaudit.facts.sources import NVSMI_NVLINK_S, NVSMI_P2P, NVSMI_P2P_UNNAMED, NVSMI_TOPO_M, USER_MACHINE
 from stackaudit.gputable import all_gpus, bridge_domain
 from stackaudit.host.base import NotCaptured
 from stackaudit.host.source import Source
@@ -815,3 +824,35 @@ def nvlink_status(ctx: FactContext) -> NvlinkStatus:
         return parse_nvlink_status(result.stdout)
     except ParseError as exc:
         raise FactUnavailable(f"`nvidia-smi nvlink -s`: {exc}") from exc
+
+
+# The user's words quoting `nvidia-smi topo -m`'s NVLink cell between their GPUs, the matrix not pasted: ``nvidia-smi
+# topo -m` reports NV4 between the cards` (an issue form's answer, corpus 2899), `topo -m shows NV2 between both GPUs`.
+# Only `between` the cards or GPUs as a whole: a cell quoted for one pair of several names no other pair.
+_STATED_NV_CELL = re.compile(r"\btopo\s+-m`?\s+(?:reports|shows|says|gives|lists)\s+`?(NV\d{1,2})`?\s+between\s+"
+                             r"(?:the|both|my|our)\s+(?:two\s+)?(?:cards|GPUs)\b", re.I)
+
+
+@dataclass(frozen=True, kw_only=True)
+class StatedNvlink(Sourced):
+    """The NVLink cell (`NV4`) the user's words quote from `nvidia-smi topo -m` between their GPUs, and the line."""
+
+    cell: str
+    line: str
+
+
+fact("stated_nvlink", StatedNvlink, first_of, hint=NVSMI_TOPO_M.hint)
+
+
+@parser(USER_MACHINE, feeds="stated_nvlink", kind=StatedNvlink, rank=90)
+def nvlink_from_user_words(text: str) -> StatedNvlink:
+    """The NVLink cell a line of the user's words quotes from `nvidia-smi topo -m` between their GPUs (_STATED_NV_CELL).
+
+    Input (tests/data/captures/2899)::
+
+        2× RTX 3090 24 GB (sm86), NVLink. `nvidia-smi topo -m` reports NV4 between the cards; tensor parallel size 2.
+    """
+    for line in text.splitlines():
+        if "topo" in line and (m := _STATED_NV_CELL.search(line)):
+            return StatedNvlink(cell=m.group(1).upper(), line=line.strip()[:300], complete=False)
+    raise ParseError("the user's words quote no NV# cell of `nvidia-smi topo -m` between their GPUs")

@@ -9,7 +9,8 @@ rule), a llama-bench table (its header `| model | … | test | t/s |` and rows),
 `ollama run --verbose`'s timing summary (`eval rate:            137.74 tokens/s`), and lmdeploy's profile_generation
 result block (`concurrency: 64, input_tokens: 1, output_tokens: 2048` … `first_token latency(min, max, ave): …`),
 and the one-request summary lines of inference scripts (SCRIPT_RATE_LINES: exllamav2's examples, MLC-LLM's
-benchmark.py and chat stats, a script's `tokens/second:` summary).
+benchmark.py and chat stats, a script's `tokens/second:` summary), and the torch all-reduce benchmark's result
+(all_reduce_bench.py: `The average bandwidth of all_reduce ...` over its `algbw:` / `busbw:` lines or payload table).
 
 Recorded verbatim as the pasted document BENCH_OUTPUT (facts/sources.py); facts/serving_rate.py reads the measured
 single-stream rate from it.
@@ -36,12 +37,20 @@ _RESULT_LINE = re.compile(rf"^\s*(?:{_KEY_VALUE}|-+[\w ()/.-]*-+|=+)\s*$")
 _LLAMA_HEAD = re.compile(r"^\s*\|\s*model\s*(?:\|.*)?\|\s*test\s*\|\s*(?:t/s|(?:t/s [^|]+\|\s*){2,}speedup)\s*\|\s*$",
                          re.IGNORECASE)
 _TABLE_LINE = re.compile(r"^\s*\|.*\|\s*$")
+# The torch all-reduce benchmark's result (stas00/ml-engineering network/benchmarks/all_reduce_bench.py, NCCL's busbw
+# math through torch.distributed): its head, under a launcher's prefix where one tags each rank's output (SkyPilot's
+# `(head, rank=0, pid=22990) [host:0]:`, corpus 2885), then the `algbw:` and `busbw:` lines of its 2024 form (`The
+# average bandwidth of all_reduce with a 40.0GB payload (5 trials, 16 ranks):`) or the payload table of its later one
+# (`The average bandwidth of all_reduce over 16 ranks (...):` over `| payload |    busbw   |    algbw   |`).
+_ALLREDUCE_HEAD = re.compile(r"\bThe average bandwidth of all_reduce (?:with an? [\d.]+\s*[KMGT]i?B payload \(\d+ trials, "
+                             r"\d+ ranks\)|over \d+ ranks\b.*):\s*$")
+_ALLREDUCE_LINE = re.compile(r"(?:^|[:\]]\s*)(?:algbw|busbw): [\d.]+ G[Bb]ps\b|^\s*\|.*\|\s*$|^\s*$")
 MAX_LINES = 200  # a result block is tens of lines
 CONTEXT_LINES = 40  # lines above a block (and 10 below) searched for the command's flags that qualify it
 
 
 @importer("benchmark output", "`vllm bench serve` / SGLang bench_serving results, a llama-bench table",
-          needles=("Serving Benchmark Result", "| model"), per_line=True)
+          needles=("Serving Benchmark Result", "| model", "bandwidth of all_reduce"), per_line=True)
 def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iterator[Found]:
     for i in (scan := Scan(lines, candidates)):
         line = lines[i]
@@ -51,6 +60,14 @@ def bench_output(lines: list[str], candidates: Candidates | None = None) -> Iter
                 end += 1
                 if re.match(r"^\s*=+\s*$", lines[end - 1]):
                     break
+        elif "all_reduce" in line and _ALLREDUCE_HEAD.search(line):
+            end = i + 1
+            while end < len(lines) and end - i < MAX_LINES and _ALLREDUCE_LINE.search(lines[end]):
+                end += 1
+            while end > i + 1 and not lines[end - 1].strip():
+                end -= 1
+            if not any("busbw" in x for x in lines[i + 1:end]):
+                continue
         elif _LLAMA_HEAD.match(line):
             end = i + 1
             while end < len(lines) and end - i < MAX_LINES and _TABLE_LINE.match(lines[end]):

@@ -348,7 +348,7 @@ MAX_ECHO_DISTANCE = 40
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "engineargs(", "engine_kwargs", "'enforce_eager'", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
+          needles=("llm", "dllama ", "engineargs(", "engine_kwargs", "'enforce_eager'", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve", "llamafile",
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "quantize.py", "build.py", "command:",
@@ -438,7 +438,7 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 and "quantize.py" not in low
                 and "text-generation-launcher" not in low and "mlc_llm" not in low and "start_" not in low
                 and "llamafile" not in low and "ktransformers" not in low and "local_chat" not in low
-                and "infer_backend" not in low
+                and "infer_backend" not in low and "dllama" not in low
                 and not any(p in low for p in WEIGHT_SYNC_SERVERS)) \
                 or not (any(w in low for w in ENGINE_WORDS) or LEGACY_COMMAND.search(line)) \
                 or not (COMMAND_HINT.search(line) or LEGACY_COMMAND.search(line) or continued(line)
