@@ -116,15 +116,15 @@ def test_distributed_llama_on_a_jetson_is_read(check: str) -> None:
 
 
 def test_power_limit_stated_apart_from_the_gpus() -> None:
-    from stackaudit.importers.rig_report import per_gpu_limit
+    from stackaudit.importers.rig_report import per_gpu_answer, per_gpu_limit
 
     machine = "2× RTX 3090 24 GB (sm86), NVLink. `nvidia-smi topo -m` reports NV4 between the cards; tensor parallel size 2."
     # Real (corpus 2899): the limit's line under its own heading, the GPUs on the machine's line above.
-    assert per_gpu_limit("**250 W per GPU**, unchanged throughout.", [machine, "", "### Power limit during the run"]) \
-        == (2, "RTX 3090", "250")
+    assert per_gpu_answer([machine, "", "### Power limit during the run", "**250 W per GPU**, unchanged throughout."],
+                          3) == (2, "RTX 3090", "250")
     # Modelled: with no GPU stated above, or two models stated, the line names no GPUs.
-    assert per_gpu_limit("**250 W per GPU**, unchanged throughout.", ["### Power limit during the run"]) is None
-    assert per_gpu_limit("300 W per GPU", ["2x RTX 3090", "2x RTX 4090"]) is None
+    assert per_gpu_answer(["### Power limit during the run", "**250 W per GPU**, unchanged throughout."], 1) is None
+    assert per_gpu_answer(["2x RTX 3090", "2x RTX 4090", "300 W per GPU"], 2) is None
     # Real (corpus 805): the count, model and limit on one line, as before.
     assert per_gpu_limit("- 2× RTX 3090 24 GB, NVLink (NV4), 250 W per GPU.") == (2, "RTX 3090", "250")
 
@@ -168,17 +168,17 @@ def _topo_read(tmp_path: Path, words: str) -> Result:
 
 
 def test_tp_over_the_hosts_gpus_in_the_users_words(tmp_path: Path) -> None:
-    from stackaudit.facts.engine_command import stated_tp_gpus
+    from stackaudit.facts.engine_command import stated_tp
 
     # Real (corpus 2906): TP over the ten GPUs the same sentence counts.
-    assert stated_tp_gpus("TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node") == 10
+    assert stated_tp("TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node") == (10,)
     result = capture_result("2906", "IC-TOPOLOGY-PLACEMENT")
-    assert result.status == "not-an-issue" and "TP over 10 GPUs" in result.message, result.message
+    assert result.status == "not-an-issue" and "give the run TP 10" in result.message, result.message
     # Modelled: other wordings; a negated or compared TP is none.
-    assert stated_tp_gpus("TP over 4x RTX 3090 on one socket") == 4
-    assert stated_tp_gpus("TP with 8 GPUs is slower than with 4 GPUs") is None
-    assert stated_tp_gpus("We tried without TP over 2 GPUs") is None
-    assert stated_tp_gpus("the TP value is 4") is None
+    assert stated_tp("TP over 4x RTX 3090 on one socket") == (4,)
+    assert stated_tp("TP with 8 GPUs is slower than with 4 GPUs") == ()
+    assert stated_tp("We tried without TP over 2 GPUs") == ()
+    assert stated_tp("the TP value is 4") == ()
     # Modelled: TP over fewer GPUs than the host's count leaves the placement open.
     path = tmp_path / "paste.txt"
     path.write_text("I have 8x RTX 6000 Ada in this box.\nTP with 4 x RTX 6000 Ada is what I run.\n"

@@ -1464,7 +1464,7 @@ _STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)|`
 # work at all`, corpus 982); a negation or a contrast on the line (`without tensor parallelism`, `TP=1 works`) states
 # no split. Each engine's tensor parallelism runs a rank per GPU that exchanges tensors with the others.
 # A sentence that opens on `TP` over a count of GPUs says the same (`TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a
-# single NUMA node`, turboderp-org/exllamav2#571, corpus 2906): STATED_TP reads the count.
+# single NUMA node`, turboderp-org/exllamav2#571, corpus 2906): STATED_TP_OVER reads the count.
 STATED_SPLIT = re.compile(r"^(?!.*\b(?:not? use|without|instead|than|unlike|vs\.?|versus|disabled?)\b)"
                           r"(?:.*\btensor[- ]parallel(?:ism)?\b|\W*TP\s+(?:with|over|across|on)\s+[1-9]\d?\s*[x×*]?\s*\S)", re.I)
 
@@ -1476,15 +1476,20 @@ def stated_split(line: str) -> bool:
 
 # The TP size the user's words give a run: `with SGLang TP4 serving Qwen3.8-27B` (corpus 2848), a list's `Config: TP=8,
 # DCP=1` (corpus 2838), `tp=2`, `--tp 4`, `tensor parallel size 4`. `TP` inside a longer name (`MTP=3`, `ETP4`) is not
-# one, nor is a release (`TP 2.5`). A sentence that opens on `TP` over a count of GPUs gives that count (`TP with 10 x
-# ADA 6000s w/ x16 Gen4 PCie each`, turboderp-org/exllamav2#571, corpus 2906).
-STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|TP\s+(?:with|over|across|on)\s+|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
+# one, nor is a release (`TP 2.5`).
+STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|--tp(?:-size)?[ =]|--tensor-parallel-size[ =]"
                        r"|tensor[- ]parallel(?:ism)?(?:[- ]size)?\s*(?:(?:of|=|:)\s*)?)(?P<tp>\d{1,3})(?![\w.])", re.I)
 
 
+# The count of a sentence that opens on `TP` over GPUs, read only where the sentence states a split (STATED_SPLIT).
+STATED_TP_OVER = re.compile(r"^\W*TP\s+(?:with|over|across|on)\s+([1-9]\d?)\s*[x×*]?\s*\S", re.I)
+
+
 def stated_tp(line: str) -> tuple[int, ...]:
-    """The TP sizes a line of the user's words gives (STATED_TP), each once, in order."""
-    return tuple(dict.fromkeys(int(m["tp"]) for m in STATED_TP.finditer(line)))
+    """The TP sizes a line of the user's words gives (STATED_TP; STATED_TP_OVER where it states a split), each once,
+    in order."""
+    over = STATED_TP_OVER.match(line) if stated_split(line) else None
+    return tuple(dict.fromkeys([*((int(over[1]),) if over else ()), *(int(m["tp"]) for m in STATED_TP.finditer(line))]))
 
 
 # SGLang's and vLLM's switches of custom all-reduce, named in a sentence of the user's words as added to the run
@@ -1569,7 +1574,7 @@ def stated_engines_from_words(text: str) -> StatedEngines:
 
 @parser(USER_MACHINE, feeds="stated_engines", kind=StatedEngines, rank=98)
 def stated_split_from_machine_words(text: str) -> StatedEngines:
-    """A sentence of the user's machine words that opens by running TP over a count of GPUs (STATED_SPLIT and STATED_TP: `TP with
+    """A sentence of the user's machine words that opens by running TP over a count of GPUs (STATED_TP_OVER: `TP with
     10 x ADA 6000s w/ x16 Gen4 PCie each on a single NUMA node`, corpus 2906), which the machine's reader took for its
     GPUs: the split and its count, no engine named.
 
