@@ -996,6 +996,38 @@ def stated_cuda_archs(text: str) -> StatedCudaArchs:
     return StatedCudaArchs(archs, line)
 
 
+# A llama.cpp build asked for its CUDA backend by its build switch: the make variable or CMake option of each era
+# (`LLAMA_CUBLAS=1 make`, `-DLLAMA_CUBLAS=on` in 2023, `-DLLAMA_CUDA=ON` in 2024, `-DGGML_CUDA=on` since), as a
+# Dockerfile's `ENV LLAMA_CUBLAS=1` or llama-cpp-python's `CMAKE_ARGS="-DGGML_CUDA=on" pip install` sets it (corpus
+# 2918): the user builds it for an NVIDIA GPU.
+GGML_CUDA_ASKED = re.compile(r"(?<![\w-])(?:-D)?(?:LLAMA_CUBLAS|GGML_CUBLAS|LLAMA_CUDA|GGML_CUDA)(?::BOOL)?=[\"']?"
+                             r"(?i:1|on|true|yes)\b")
+
+
+@dataclass(frozen=True)
+class GgmlCudaAsked(Sourced):
+    """A pasted line that asks llama.cpp's build for its CUDA backend (GGML_CUDA_ASKED)."""
+
+    line: str
+
+
+fact("ggml_cuda_asked", GgmlCudaAsked, hint="paste the build's CMake command")
+
+
+@parser(EVIDENCE_LINES, feeds="ggml_cuda_asked", kind=GgmlCudaAsked, rank=10)
+def ggml_cuda_asked(text: str) -> GgmlCudaAsked:
+    """The first line that asks a llama.cpp build for its CUDA backend.
+
+    Input (tests/data/captures/2918)::
+
+        ENV LLAMA_CUBLAS=1
+    """
+    line = next((line.strip() for line in text.splitlines() if GGML_CUDA_ASKED.search(line)), "")
+    if not line:
+        raise ParseError("no line asks a llama.cpp build for CUDA")
+    return GgmlCudaAsked(line)
+
+
 @parser(GGML_CUDA_DEVICES, feeds="ggml_cuda_build", kind=GgmlCudaBuild, rank=10)
 def ggml_cuda_build_flags(text: str) -> GgmlCudaBuild:
     """ggml's CUDA build flags above its device list.
