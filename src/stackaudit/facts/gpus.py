@@ -1515,9 +1515,15 @@ def gpus_from_comfy_device(text: str) -> GpuInventory:
 # only beside a torch version line of the same printout (TORCH_PRINTED_VERSION), so a program's own banner is not read.
 # TRL's environment report (`trl env`) lists every device torch counts, each by torch.cuda.get_device_name, joined by
 # commas under `CUDA device(s)` (`- CUDA device(s): NVIDIA RTX A6000, NVIDIA RTX A6000, ...`, corpus 2627): one GPU a name.
-TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice(?:\s+[Nn]ame\s*(?:\(0\))?|(?P<all>\(s\)))"
-                               r":\s*(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,600}?)\s*$", re.MULTILINE)
-TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:PyTorch|Torch)\s+[Vv]ersion\s*:\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
+# A check may print each expression it asks beside its answer on one line (`torch.cuda.get_device_name(0) / NVIDIA
+# GeForce RTX 2080 Ti`, `torch.__version__ / 2.6.0a0+ecf3bae40a.nv25.01`, corpus 2916; `torch.cuda.get_device_name(0):
+# ...`, `print(torch.__version__) -> 2.1.0`): the expression, a separator (TORCH_PRINTED_SEP), the value.
+TORCH_PRINTED_SEP = r"\)?\s*(?:[:=/|]|->|=>|\u2192)\s*"
+TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice(?:\s+[Nn]ame\s*(?:\(0\))?|(?P<all>\(s\)))"
+                               r":|(?:print\()?torch\.cuda\.get_device_name\(\d?\)" + TORCH_PRINTED_SEP + r")"
+                               r"\s*(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,600}?)\s*$", re.MULTILINE)
+TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:(?:PyTorch|Torch)\s+[Vv]ersion\s*:|(?:print\()?torch\.__version__"
+                                   + TORCH_PRINTED_SEP + r")\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
 
 
 def parse_torch_named_gpus(text: str) -> GpuInventory:
@@ -1528,6 +1534,8 @@ def parse_torch_named_gpus(text: str) -> GpuInventory:
     {0: 'NVIDIA GeForce RTX 4090'}
     >>> parse_torch_named_gpus("- PyTorch version: 2.7.0\\n- CUDA device(s): NVIDIA A40, NVIDIA A40").models
     {0: 'NVIDIA A40', 1: 'NVIDIA A40'}
+    >>> parse_torch_named_gpus("torch.cuda.get_device_name(0) / NVIDIA L4\\ntorch.__version__ / 2.6.0a0+ecf3bae40a.nv25.01").models
+    {0: 'NVIDIA L4'}
     """
     if not TORCH_PRINTED_VERSION.search(text):
         raise ParseError("no `PyTorch version:` line beside a device name")

@@ -64,6 +64,7 @@ from stackaudit.facts.container import (
 from stackaudit.facts.cuda_ran import (
     DRIVER_FOUND_INSIDE,
     RUNTIME_NEEDLES,
+    TORCH_CUDA_ANSWERED,
     TORCH_CUDA_QUERY,
     TORCH_CUDA_TENSOR,
     TRTLLM_LEDGER,
@@ -87,6 +88,7 @@ from stackaudit.facts.gpus import (
     LIGHTNING_DEVICE,
     OTHER_GPU_NEEDLES,
     TORCH_DEVICE_NAME,
+    TORCH_PRINTED_VERSION,
     TORCH_WARNED,
     UNSLOTH_BANNER,
     csv_mode_line,
@@ -221,7 +223,7 @@ _GPU_STACK_DESCRIBE = re.compile(r"^\s*(?:\[pod/(?:nvidia-[\w-]+|gpu-operator[\w
                                  r"gpu-operator|driver:|k8s-device-plugin|gpu-feature-discovery))")
 _NVRM = re.compile(r"\bNVRM: (?:Xid|GPU|loading|API mismatch|RmInitAdapter|The NVIDIA)")
 # A field's ` : `, an element's closing `</`, a link state's `Lnk`, `NVRM`: few lines of a long log hold them.
-_NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice name", "evice Name", "evice(s):", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "_CUBLAS=", "_CUDA=", "_CUDA:BOOL=", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI", "open files", "locked memory",
+_NEEDLES = (*BARE_KERNEL_NEEDLES, "Platform: Linux-", "Max memory: ", "evice name", "evice Name", "evice(s):", "CUDA availab", "CUDA Availab", "CUDA version", "CUDA Version", "site-packages/", "/.llamafile/", "/workspace/", "[sudo] password for", "update-initramfs", "dracut", "update-grub", "grub-mkconfig", "grub2-mkconfig", "reboot", "CMAKE_CUDA_ARCHITECTURES", "torch.cuda.", "torch.__version__", "_CUBLAS=", "_CUDA=", "_CUDA:BOOL=", "cudagraph_mode", "Compatibility mode", " : ", "</", "Lnk", "NVRM", "Version:", "NVIDIA-SMI", "open files", "locked memory",
             "stack size", "user processes", "core file size", "virtual memory", "file size", *SYMPTOM_NEEDLES,
             "CUDA error: ", "cudaError", "nvc.c:", "nvc_", "Controlled By:", "nvcr.io/nvidia/", "[pod/",
             "interface version", "NVSwitch", "NV_WARN", ".service", "inference compute", "compatible GPUs",
@@ -363,6 +365,8 @@ def is_evidence(line: str) -> bool:
                 or dkms_installed(line) is not None or other_gpu_line(line) != "" or stated_os_tool(line) != ""
                 or bool(NGC_SHM_NOTE.search(line)) or nvrm_mem_line(line) or csv_mode_line(line) or bool(TORCH_WARNED.search(line))
                 or bool(LIGHTNING_DEVICE.search(line)) or bool(TORCH_DEVICE_NAME.match(line)) or bool(TORCH_PRINTED_AVAILABLE.match(line))
+                or bool(TORCH_CUDA_ANSWERED.match(line))
+                or ("__version__" in line and bool(TORCH_PRINTED_VERSION.match(line)))
                 or bool(UNSLOTH_BANNER.search(line)) or bool(stated_xids(line))
                 or bool(TORCH_PRINTED_CUDA.match(line)) or trl_cuda_devices(line)
                 or bool(WSL_LIBRARY.search(line)) or bool(REMOTING_LINE.search(line)) or ("site-packages/" in line and bool(HOME_PYTHON_FILE.search(line)))
