@@ -39,7 +39,14 @@ from stackaudit.facts.engine_command import (
     built_world_sizes,
 )
 from stackaudit.facts.engines_shown import EnginesShown
-from stackaudit.facts.gpus import TORCH_WARNED_TITLE, GgmlCudaBuild, GpuInventory, OllamaCuda, StatedCudaArchs
+from stackaudit.facts.gpus import (
+    TORCH_WARNED_TITLE,
+    GgmlCudaAsked,
+    GgmlCudaBuild,
+    GpuInventory,
+    OllamaCuda,
+    StatedCudaArchs,
+)
 from stackaudit.facts.parallelism import Parallelism, ServingEngine, one_gpu_engine
 from stackaudit.facts.pci import NVIDIA_VENDOR, PciDevices
 from stackaudit.facts.processes import ENGINE_NAMES, ProcessInfo, ServingProcesses
@@ -1871,6 +1878,30 @@ def _kernel_issue(hits: list[tuple[KernelRule, str, str]], where: str) -> Outcom
                  evidence=list(dict.fromkeys(t[:400] for _, t, _ in hits)))
 
 
+def _ggml_without_gpu_backend(serving_log: ServingLog | None, gpus: GpuInventory | None,
+                              asked: GgmlCudaAsked | None) -> Outcome | None:
+    """RT-KERNEL-ARCH an issue where llama.cpp's feature line shows a build with no BLAS or GPU backend (ServingLog
+    .ggml_no_gpu_backend) on a CUDA host: an NVIDIA GPU named, or CUDA asked of llama.cpp's build; the log shows no
+    CUDA device at work. None otherwise."""
+    line = serving_log.ggml_no_gpu_backend if serving_log is not None else ""
+    named = [g.label for g in gpus.gpus if g.model] if gpus is not None else []
+    if not line or (serving_log is not None and serving_log.ggml_cuda_devices) or not (named or asked is not None):
+        return None
+    models = list(dict.fromkeys(g.model for g in gpus.gpus if g.model)) if gpus is not None else []
+    host = (f"the GPUs shown ({', '.join(models[:4])})" if named else
+            f"the CUDA build the paste asks for (`{asked.line[:120]}`)" if asked is not None else "")
+    judged = issue(f"llama.cpp's feature line reads `BLAS = 0` (\"{line[:200]}\"): the build carries no cuBLAS/CUDA "
+                   "backend (any BLAS or GPU backend prints 1 there), so every layer runs on the CPU whatever "
+                   f"`--n-gpu-layers` asks, beside {host}",
+                   actual="BLAS = 0 (no GPU backend)", expected="a CUDA build (BLAS = 1, or `CUDA : ARCHS = ...`)",
+                   evidence=[line[:400], *([asked.line[:200]] if asked is not None else [])],
+                   fix=Fix.of(step("Rebuild llama.cpp (or reinstall llama-cpp-python) with its CUDA backend: "
+                                   "`CMAKE_ARGS=\"-DGGML_CUDA=on\" pip install --force-reinstall --no-cache-dir "
+                                   "llama-cpp-python` (`-DLLAMA_CUBLAS=on` before 2024), against the CUDA toolkit the "
+                                   "driver supports", cost="restart")))
+    return over_subjects(judged, named, gpus.whole_count) if gpus is not None and named else judged
+
+
 @check(
     "RT-KERNEL-ARCH",
     title="kernel backend not suited to the GPU's architecture",
@@ -1887,7 +1918,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
                 gpus: GpuInventory | None = None, collect_env: CollectEnv | None = None,
                 parallelism: Parallelism | None = None, ggml_cuda_build: GgmlCudaBuild | None = None,
                 ollama_cuda: OllamaCuda | None = None, stated_cuda_archs: StatedCudaArchs | None = None,
-                serving_rate: MeasuredRate | None = None, python_env: PythonEnv | None = None) -> Outcome:
+                serving_rate: MeasuredRate | None = None, python_env: PythonEnv | None = None,
+                ggml_cuda_asked: GgmlCudaAsked | None = None) -> Outcome:
     """Reads: the kernel flags (`--quantization`/`-q`, `--attention-backend`, `--decode-attention-backend`,
     `--kv-cache-dtype`) of each engine's top process (/proc/<pid>/cmdline and the config file it names), else a
     pasted command line or a container's engine arguments (`docker inspect`, a pasted docker run), and the configuration dump and kernel lines of the engine's log; the GPUs' product
@@ -1932,7 +1964,11 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
 
     Also bad: ollama's list of the runners it ships (`Dynamic LLM libraries [cpu_avx cpu_avx2 cpu]`) naming no CUDA
     runner while its discovery found a CUDA GPU (`library=cuda compute=8.6`: facts/gpus.OllamaCuda): the build
-    carries no CUDA kernels, so every layer runs on the CPU whatever the GPU (corpus 1845).
+    carries no CUDA kernels, so every layer runs on the CPU whatever the GPU (corpus 1845). So is llama.cpp's own
+    feature line of a build with no BLAS or GPU backend (`... | BLAS = 0 | ...`, its form before late 2024, as
+    llama-cpp-python prints it: facts/serving_logs.GGML_NO_GPU_BACKEND) where the source names an NVIDIA GPU or asks
+    llama.cpp's build for CUDA (`LLAMA_CUBLAS=1`, `-DGGML_CUDA=on`: facts/gpus.GGML_CUDA_ASKED), and the log shows no
+    CUDA device at work (corpus 2918).
 
     Also bad: a GPU whose architecture is older than an engine's floor (ENGINE_FLOORS: vLLM needs compute
     capability 7.0, Volta) where the source shows that engine (running, its command line, container or log, or its
@@ -1965,6 +2001,8 @@ def kernel_arch(serving_processes: ServingProcesses | None = None, engine_comman
                      evidence=[ollama_cuda.runners_line[:400], *ollama_cuda.lines[:2]],
                      fix=Fix.of(step("Install ollama's release build with its CUDA runners (the official install script "
                                      "or image), not a CPU-only package", cost="restart")))
+    if (no_backend := _ggml_without_gpu_backend(serving_log, gpus, ggml_cuda_asked)) is not None:
+        return no_backend
     archs = _architectures(gpus)
     gpu_note = f" ({', '.join(sorted(archs))})" if archs else ""
     hint = "paste `nvidia-smi` (the GPU names) beside the engine's command line"

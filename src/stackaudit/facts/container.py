@@ -480,6 +480,20 @@ FORM_CLI_DIRECTLY = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+The CLI directly\s*$")
 STATED_HOST_PACKAGE = re.compile(r"(?<![\w/.-])(?:brew|snap|flatpak)\s+install\s+[\w@.:/-]{1,80}|\binstalled\s+"
                                  r"(?:it\s+)?(?:via|with|using|from|through)\s+[`'\"*_]{0,2}(?:home|linux)?brew\b",
                                  re.I)
+# Or that they run the program as an AppImage (`Using appimage`, an LM Studio bug form's answer, corpus 2911;
+# `./LM-Studio-0.3.5-x64.AppImage`): a desktop application's one-file Linux package, which mounts its own image
+# through FUSE and runs on the desktop session's host, with the host's GPU libraries; a container image installs the
+# program unpacked (an AppImage cannot mount its FUSE image in a container without extra privileges).
+STATED_APPIMAGE = re.compile(r"\b(?:using|use|uses|used|run|runs|running|ran|launch(?:ed|ing)?|start(?:ed|ing)?|"
+                             r"install(?:ed|ing)?|via|from|as|with)\s+(?:(?:the|an?|its)\s+)?(?:[\w.-]+\s+)?"
+                             r"appimage\b|(?<![\w/.-])(?:\./)?[\w.+-]{2,80}\.AppImage\b", re.I)
+# Or that they installed the program by its project's manual installation (`Installed webui per manual installation,
+# including compiling llama-cpp-python using cuBLAS.`, text-generation-webui, corpus 2915; `installed via the manual
+# method`): the README's path that installs it in the user's own Python environment on the machine (text-generation-
+# webui's `Manual installation using Conda`), beside which a project's container is its `Docker` installation.
+STATED_MANUAL_INSTALL = re.compile(r"\binstall(?:ed|ing)?\b[^.;!?\n]{0,40}?\b(?:per|following|according\s+to|via|"
+                                   r"using|with|by|through|from)\s+(?:the\s+|a\s+)?(?:full\s+)?manual\s+"
+                                   r"(?:install(?:ation)?|method|instructions?)\b", re.I)
 _FORM_DOCKER_EMPTY = re.compile(r"^\s*[-*]\s+\[ \]\s+Docker\s*$")
 _FORM_DOCKER_TICKED = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+Docker\s*$")
 
@@ -502,11 +516,13 @@ def stated_host(line: str) -> str:
     """The words where a line of the user's words says they started the engine's server from their own shell on the
     host (STATED_HOST_WORDS), as ollama's systemd service (STATED_SERVICE_WORDS) or as its release binary run by path
     (STATED_HOST_BINARY), or that they ran it on bare metal (STATED_BARE_METAL), or installed it with Homebrew, snap or
-    Flatpak (STATED_HOST_PACKAGE), or TGI's issue form's ticked `The CLI
+    Flatpak (STATED_HOST_PACKAGE), or run it as an AppImage (STATED_APPIMAGE), or installed it by its project's manual
+    installation (STATED_MANUAL_INSTALL), or TGI's issue form's ticked `The CLI
     directly` box (FORM_CLI_DIRECTLY, which the reader
     records only with the form's Docker box left empty: form_cli_directly), else ""."""
     m = STATED_HOST_WORDS.search(line) or STATED_SERVICE_WORDS.search(line) or STATED_HOST_BINARY.search(line) \
-        or FORM_CLI_DIRECTLY.search(line) or STATED_BARE_METAL.search(line) or STATED_HOST_PACKAGE.search(line)
+        or FORM_CLI_DIRECTLY.search(line) or STATED_BARE_METAL.search(line) or STATED_HOST_PACKAGE.search(line) \
+        or STATED_APPIMAGE.search(line) or STATED_MANUAL_INSTALL.search(line)
     return m.group(0).strip() if m is not None and not _NAMES_CONTAINER.search(line) else ""
 
 
@@ -1442,6 +1458,14 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     f"the user's words say the program was installed on the machine by its package manager "
                     f"(\"{words}\"): Homebrew, snap and Flatpak install on the host, not in a container")
+            if words and STATED_APPIMAGE.match(words):
+                return ContainerInfo.ran_on_host(
+                    f"the user's words say the program runs as an AppImage (\"{words}\"): a desktop application's "
+                    "one-file package, run on the machine's own desktop, not in a container")
+            if words and STATED_MANUAL_INSTALL.match(words):
+                return ContainerInfo.ran_on_host(
+                    f"the user's words say the program was installed by its project's manual installation "
+                    f"(\"{words}\"): its own Python environment on the machine, not the project's container")
             if words and STATED_BARE_METAL.match(words):
                 return ContainerInfo.ran_on_host(
                     f"the user's words say the run shown is on bare metal, not in a container: \"{words}\"")

@@ -158,6 +158,7 @@ from stackaudit.facts.gpus import (
     OLLAMA_GPU,
     P2P_TEST_TITLE,
     ROCM_BUILD_LINE,
+    TORCH_PRINTED_SEP,
     UNSLOTH_BANNER,
     GpuInventory,
 )
@@ -315,6 +316,9 @@ NCCL_INIT_COMPLETE = re.compile(r"\brank (\d+) nranks (\d+) cudaDev (\d+)\b.*-\s
 # c10/cuda/CUDAFunctions.cpp device_count_impl returns only where cudaGetDeviceCount succeeded (on a driver too old it
 # warns and counts 0).
 TORCH_CUDA_QUERY = re.compile(r"\btorch\.cuda\.is_available\(\)")
+# The same query printed with its answer on its own line (`torch.cuda.is_available() / True`, corpus 2916;
+# `torch.cuda.is_available(): True`): the expression, a separator (gpus.TORCH_PRINTED_SEP), True.
+TORCH_CUDA_ANSWERED = re.compile(r"^\W{0,3}(?:print\()?torch\.cuda\.is_available\(\)" + TORCH_PRINTED_SEP + r"True\s*$")
 # torch's ROCm build, whose torch.cuda.is_available() is HIP's (`2.6.0+rocm6.2`, `torch.version.hip` printed), and
 # ggml's HIP build, whose devices are `ROCm0` (its CUDA backend's lines otherwise read as CUDA's), and vLLM's ROCm
 # attention backend or torch's hipBLASLt fallback (facts/gpus.ROCM_BUILD_LINE: vLLM's weight line on ROCm, corpus 2693).
@@ -574,6 +578,10 @@ def torch_answered(lines: Sequence[str]) -> Ran | None:
                    and _TORCH_FOUND_GPU.search(line[:LINE_LOOK_CHARS])), None)
     if warned is not None:
         return Ran("torch", "torch initialised CUDA and read the GPU's capability before it warned", warned)
+    inline = next((line.strip() for line in lines if "is_available()" in line and TORCH_CUDA_ANSWERED.match(line)), None)
+    if inline is not None:
+        return Ran("torch", "torch initialised CUDA in the user's Python (torch.cuda.is_available() printed True)",
+                   inline)
     for i, line in enumerate(lines):
         if "is_available()" in line and (end := answer_end(lines, i, TORCH_CUDA_QUERY)) > i + 1 \
                 and lines[end - 1].strip() == "True":

@@ -1005,6 +1005,38 @@ def stated_cuda_archs(text: str) -> StatedCudaArchs:
     return StatedCudaArchs(archs, line)
 
 
+# A llama.cpp build asked for its CUDA backend by its build switch: the make variable or CMake option of each era
+# (`LLAMA_CUBLAS=1 make`, `-DLLAMA_CUBLAS=on` in 2023, `-DLLAMA_CUDA=ON` in 2024, `-DGGML_CUDA=on` since), as a
+# Dockerfile's `ENV LLAMA_CUBLAS=1` or llama-cpp-python's `CMAKE_ARGS="-DGGML_CUDA=on" pip install` sets it (corpus
+# 2918): the user builds it for an NVIDIA GPU.
+GGML_CUDA_ASKED = re.compile(r"(?<![\w-])(?:-D)?(?:LLAMA_CUBLAS|GGML_CUBLAS|LLAMA_CUDA|GGML_CUDA)(?::BOOL)?=[\"']?"
+                             r"(?i:1|on|true|yes)\b")
+
+
+@dataclass(frozen=True)
+class GgmlCudaAsked(Sourced):
+    """A pasted line that asks llama.cpp's build for its CUDA backend (GGML_CUDA_ASKED)."""
+
+    line: str
+
+
+fact("ggml_cuda_asked", GgmlCudaAsked, hint="paste the build's CMake command")
+
+
+@parser(EVIDENCE_LINES, feeds="ggml_cuda_asked", kind=GgmlCudaAsked, rank=10)
+def ggml_cuda_asked(text: str) -> GgmlCudaAsked:
+    """The first line that asks a llama.cpp build for its CUDA backend.
+
+    Input (tests/data/captures/2918)::
+
+        ENV LLAMA_CUBLAS=1
+    """
+    line = next((line.strip() for line in text.splitlines() if GGML_CUDA_ASKED.search(line)), "")
+    if not line:
+        raise ParseError("no line asks a llama.cpp build for CUDA")
+    return GgmlCudaAsked(line)
+
+
 @parser(GGML_CUDA_DEVICES, feeds="ggml_cuda_build", kind=GgmlCudaBuild, rank=10)
 def ggml_cuda_build_flags(text: str) -> GgmlCudaBuild:
     """ggml's CUDA build flags above its device list.
@@ -1515,9 +1547,15 @@ def gpus_from_comfy_device(text: str) -> GpuInventory:
 # only beside a torch version line of the same printout (TORCH_PRINTED_VERSION), so a program's own banner is not read.
 # TRL's environment report (`trl env`) lists every device torch counts, each by torch.cuda.get_device_name, joined by
 # commas under `CUDA device(s)` (`- CUDA device(s): NVIDIA RTX A6000, NVIDIA RTX A6000, ...`, corpus 2627): one GPU a name.
-TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice(?:\s+[Nn]ame\s*(?:\(0\))?|(?P<all>\(s\)))"
-                               r":\s*(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,600}?)\s*$", re.MULTILINE)
-TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:PyTorch|Torch)\s+[Vv]ersion\s*:\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
+# A check may print each expression it asks beside its answer on one line (`torch.cuda.get_device_name(0) / NVIDIA
+# GeForce RTX 2080 Ti`, `torch.__version__ / 2.6.0a0+ecf3bae40a.nv25.01`, corpus 2916; `torch.cuda.get_device_name(0):
+# ...`, `print(torch.__version__) -> 2.1.0`): the expression, a separator (TORCH_PRINTED_SEP), the value.
+TORCH_PRINTED_SEP = r"\)?\s*(?:[:=/|]|->|=>|\u2192)\s*"
+TORCH_DEVICE_NAME = re.compile(r"^\W{0,3}(?:(?:Current\s+)?(?:CUDA|GPU)\s+[Dd]evice(?:\s+[Nn]ame\s*(?:\(0\))?|(?P<all>\(s\)))"
+                               r":|(?:print\()?torch\.cuda\.get_device_name\(\d?\)" + TORCH_PRINTED_SEP + r")"
+                               r"\s*(?P<name>(?:NVIDIA|Tesla|Quadro|GeForce)\b[^\n]{1,600}?)\s*$", re.MULTILINE)
+TORCH_PRINTED_VERSION = re.compile(r"^\W{0,3}(?:(?:PyTorch|Torch)\s+[Vv]ersion\s*:|(?:print\()?torch\.__version__"
+                                   + TORCH_PRINTED_SEP + r")\s*\d+\.\d+", re.MULTILINE | re.IGNORECASE)
 
 
 def parse_torch_named_gpus(text: str) -> GpuInventory:
@@ -1528,6 +1566,8 @@ def parse_torch_named_gpus(text: str) -> GpuInventory:
     {0: 'NVIDIA GeForce RTX 4090'}
     >>> parse_torch_named_gpus("- PyTorch version: 2.7.0\\n- CUDA device(s): NVIDIA A40, NVIDIA A40").models
     {0: 'NVIDIA A40', 1: 'NVIDIA A40'}
+    >>> parse_torch_named_gpus("torch.cuda.get_device_name(0) / NVIDIA L4\\ntorch.__version__ / 2.6.0a0+ecf3bae40a.nv25.01").models
+    {0: 'NVIDIA L4'}
     """
     if not TORCH_PRINTED_VERSION.search(text):
         raise ParseError("no `PyTorch version:` line beside a device name")

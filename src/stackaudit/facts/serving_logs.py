@@ -299,7 +299,20 @@ GGML_LOG_LINE = re.compile(
     r"|create_backend: using \w+ backend\s*$|Starting RPC server (?:on \S+|v\d+\.\d+\.\d+)"
     r"|\s*- (?:CUDA|ROCm|Vulkan|Metal|SYCL)\d*\s*: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
     r"|\s*(?:CUDA|ROCm|Vulkan|Metal|SYCL)\d+: [^()\n]+ \(\d+ MiB, \d+ MiB free\)\s*$"
-    r"|" + GGML_BUILD_INFO + ")")
+    r"|" + GGML_BUILD_INFO + ")"
+    # Its build's features before late 2024 as llama-cpp-python prints them, without the `system_info:` head
+    # (llama_print_system_info, llama.cpp's key order: `AVX = 1 | AVX2 = 1 | AVX512 = 1 | AVX512_VBMI = 0 | ...`,
+    # corpus 2918); whisper.cpp's list has no AVX512_VBMI key, KoboldCpp heads its own with `System Info:`.
+    r"|\s*AVX = [01] \| (?:AVX_VNNI = [01] \| )?AVX2 = [01] \| AVX512 = [01] \| AVX512_VBMI = [01] \|")
+# llama.cpp's build features of its old `system_info` form (before the per-backend form of late 2024, `CUDA : ARCHS =
+# ... | CPU : ...`): `BLAS = 1` for a build with any BLAS or GPU backend (ggml.c ggml_cpu_has_blas: Accelerate,
+# OpenBLAS, cuBLAS / CUDA, CLBlast, Vulkan, SYCL; corpus 1892, b3985 with CUDA), `BLAS = 0` for a build with none
+# (abetlen/llama-cpp-python#300, #509; ggml-org/llama.cpp#1076; corpus 2918). Such a build runs every layer on the CPU,
+# whatever `--n-gpu-layers` asks. A list that names a GPU backend of its own (`CUDA = 1`, `CUBLAS = 1`, `METAL = 1`,
+# another program's) is not this form.
+GGML_NO_GPU_BACKEND = re.compile(r"(?:^|\bsystem_info: n_threads = [^|\n]{1,60}\| )\s*AVX = [01] \| "
+                                 r"(?:[A-Z0-9_]+ = [01] \| ){2,20}?BLAS = 0 \|")
+_GGML_GPU_KEY = re.compile(r"\b(?:CUDA|CUBLAS|METAL|VULKAN|SYCL|CLBLAST|HIPBLAS|KOMPUTE) = 1\b|\bCUDA : ")
 # ollama's own log lines (Go's log/slog text handler, ollama's logutil): `time=2024-08-12T20:24:12.346-06:00
 # level=INFO source=memory.go:309 msg="offload to cuda" ...`, behind a journal tag (`ollama[1773]: `) or none (its
 # Windows server.log). A line of these shows ollama ran (ServingLog.engine "ollama"). Its GPU discovery lines
@@ -389,7 +402,7 @@ _OLLAMA_FREE = re.compile(r"[\d.]+ ?[KMGT]?i?B\b")
 # The line's literals, one of which every GGML_LOG_LINE match holds.
 GGML_NEEDLES = ("llama_", "llm_load", "load_tensors:", "print_timing", "eval time =", "system_info:", "MiB free)",
                 "built with ", "build: ", "build = ", "ggml_cuda_set_main_device:", "failed to mlock",
-                "llama.cpp: loading", "create_backend:", "Starting RPC server")
+                "llama.cpp: loading", "create_backend:", "Starting RPC server", "AVX512_VBMI = ")
 # `load_tensors: offloaded 5/37 layers to GPU` (llm_load_tensors before 2025): the layers llama.cpp put on the GPUs.
 GGML_OFFLOADED = re.compile(r"\boffloaded (\d+)/(\d+) layers to GPU\b")
 # llama.cpp's count of the GPU memory its weights took (`llm_load_tensors: VRAM used: 0.00 MB`, builds of late 2023;
@@ -1001,6 +1014,9 @@ class ServingLog:
     # The first `system_info:` line's (n_threads, n_threads_batch, the CPUs llama.cpp counts, OPENMP = 1 in the build,
     # the line) (GGML_THREADS, GGML_OPENMP).
     ggml_threads: tuple[int, int, int, bool, str] | None = None
+    # The first llama.cpp feature line of a build with no BLAS or GPU backend (GGML_NO_GPU_BACKEND: `... | BLAS = 0 |
+    # ...`), "" where none is shown.
+    ggml_no_gpu_backend: str = ""
     # The CUDA devices llama.cpp allocated a buffer on (GGML_CUDA_BUFFER) or chose for the model and read the free
     # memory of (GGML_USING_DEVICE, GGML_DEVICE_INFO), or whose row its memory breakdown at exit prints
     # (GGML_BREAKDOWN_DEVICE: the free memory the backend read, cudaMemGetInfo, beside the buffers it allocated there),
@@ -2291,6 +2307,7 @@ def parse_serving_log(text: str) -> ServingLog:
     ggml_graphs: dict[str, bool] = {}
     ggml_graphs_line = ""
     ggml_threads: tuple[int, int, int, bool, str] | None = None
+    ggml_no_backend = ""
     rccl: list[str] = []
     triton_line = ""
     rank_gpus: list[tuple[int, int]] = []
@@ -2375,6 +2392,9 @@ def parse_serving_log(text: str) -> ServingLog:
         for m in GGML_USE_GRAPHS.finditer(text_l) if "USE_GRAPHS" in text_l else ():
             ggml_graphs.setdefault(m.group(1) or "", m.group(2) == "1")
             ggml_graphs_line = ggml_graphs_line or text_l
+        if not ggml_no_backend and "BLAS = 0" in text_l and GGML_NO_GPU_BACKEND.search(text_l) \
+                and not _GGML_GPU_KEY.search(text_l):
+            ggml_no_backend = text_l
         m = GGML_THREADS.search(text_l) if ggml_threads is None and "n_threads =" in text_l else None
         if m:
             ggml_threads = (int(m.group(1)), int(m.group(2)), int(m.group(3)),
@@ -2691,7 +2711,8 @@ def parse_serving_log(text: str) -> ServingLog:
         ggml_one_gpu=ggml_one_gpu_buffers(lines) if engine == "llamacpp" else "",
         ggml_other_devices=tuple(other_devices),
         ggml_cuda_archs=tuple(ggml_archs.items()), ggml_use_graphs=tuple(ggml_graphs.items()),
-        ggml_graphs_line=ggml_graphs_line, ggml_threads=ggml_threads, llamacpp_release=release, llamacpp_release_line=release_line,
+        ggml_graphs_line=ggml_graphs_line, ggml_threads=ggml_threads, ggml_no_gpu_backend=ggml_no_backend,
+        llamacpp_release=release, llamacpp_release_line=release_line,
         triton_line=triton_line, rank_gpus=tuple(rank_gpus), engine_size=engine_size,
         mlock_failed=mlock_failed)
 

@@ -31,7 +31,12 @@ from stackaudit.importers.topology import TOPO_HEADER, TOPO_ROW
 _START = re.compile(r"^\s*(Collecting environment information\.\.\.|PyTorch version\s*:|CUDA used to build PyTorch\s*:|"
                     r"=+\s*$|sys\.platform:|"
                     r"Python: \d+\.\d+|CUDA available: |numpy_random_seed: |CUDA_HOME: |PyTorch: \d|\[(pip3?|conda)\]\s|vLLM Version\s*:|Versions of relevant libraries|"
-                    r"ROCM Version)")
+                    r"ROCM Version|"
+                    # torch's own forms of the fields after its head, where a paste is cut above them (corpus 2920: from
+                    # `GCC version: (GCC) 9.2.1 ...`): torch/utils/collect_env.py's get_gcc_version, get_libc_version,
+                    # its Python line with the interpreter's bitness, its platform line.
+                    r"GCC version: (?:\(|Could not collect)|Clang version: |CMake version: (?:version |Could not)|"
+                    r"Libc version: |Python version: \d+\.\d+.*\(\d\d-bit runtime\)|Python platform: \S|Is CUDA available: (?:True|False)\s*$)")
 _KEYLINE = re.compile(r"^\s*[A-Za-z][\w ./()#+,-]*?\s*:(\s|$)")
 # vLLM's newer report heads its sections between rules (`System Info`, `PyTorch Info`, `Python Environment`, `CUDA / GPU
 # Info`, `CPU Info`, `vLLM Info`; vllm/collect_env.py env_info_fmt), indented in the report and flush left in a paste
@@ -107,7 +112,7 @@ def _apply(text: str, tool: str, rec: HostRecord) -> None:
 # A literal of each `_START` alternative (a report starts at such a line; mmengine's collect_env at any of its
 # first fields, facts/collect_env.OPENMMLAB_FIELDS): "version" stands for PyTorch's,
 # vLLM's, ROCM's and "Versions of relevant libraries" (nvidia-smi -q and dmesg look for it too: one pass).
-_START_NEEDLES = ("Collecting environment information", "version", "CUDA used to build PyTorch", "=", "Python: ", "[pip", "[conda]", "sys.platform",
+_START_NEEDLES = ("Collecting environment information", "version", "Python platform: ", "Is CUDA available: ", "CUDA used to build PyTorch", "=", "Python: ", "[pip", "[conda]", "sys.platform",
                   "CUDA available: ", "numpy_random_seed: ", "CUDA_HOME: ", "PyTorch: ")
 
 

@@ -83,7 +83,7 @@ _NEEDLES = ("ollama", "llama", "kobold", "vllm", "sglang", "tensorrt", "trt", "t
             "comfyui", "unsloth", "axolotl",
             "deepspeed", "exllama", "lmdeploy", "aphrodite", "text-generation-inference", "tgi", "container", "image",
             "parallel", "studio", "--enable-p2p-check", "--disable-custom-all-reduce", "the cli directly", "metal",
-            "brew", "snap", "flatpak", "node", "tp")
+            "brew", "snap", "flatpak", "node", "tp", "appimage", "manual")
 
 
 def is_sentence(line: str, min_words: int = MIN_WORDS) -> bool:

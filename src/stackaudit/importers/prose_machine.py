@@ -25,6 +25,7 @@ list's GPU line with its memory (rig_report.listed_gpu).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from stackaudit.facts.engine_command import stated_engines, stated_switches
@@ -117,6 +118,39 @@ def form_gpu_answer(lines: list[str], i: int) -> tuple[str, int]:
     return f"GPU: {answer}", at
 
 
+# An issue template's operating-system question, as a form's heading (`### OS`, ollama's; `### Operating System`) or a
+# Markdown template's bold question (`**Which operating system?**`, LM Studio's bug template, corpus 2913), its answer
+# on the next line that is not blank.
+_OS_QUESTION = re.compile(r"^\s*(?:#{2,4}\s+|\*\*)(?:Which\s+|What\s+)?(?:OS|operating\s+system)(?:\s+version|\s+and\s+"
+                          r"version)?\s*\??\s*(?:\*\*)?\s*$", re.IGNORECASE)
+
+
+# An answer that names a container or WSL beside the OS (ollama's form offers `Docker` and `WSL2` as answers: `Windows,
+# Docker`): the engine runs in a Linux VM or container there, not on the named OS itself.
+_OS_CONTAINER = re.compile(r"\b(?:WSL\w*|docker|podman|containers?|k8s|kubernetes)\b", re.IGNORECASE)
+
+
+def form_os_answer(lines: list[str], i: int) -> tuple[int, str]:
+    """(the question's line, `OS: <answer>`) where line i answers an issue template's operating-system question one or
+    two lines above it (_OS_QUESTION), only blank lines between; (i, "") otherwise. The answer is read as a list's `OS:`
+    line (facts/platform.WINDOWS_LINES reads `OS: Windows 11` as a Windows host, not one that names WSL).
+
+    >>> form_os_answer(["**Which operating system?**", "", "Windows 11 Education 64-bit  "], 2)
+    (0, 'OS: Windows 11 Education 64-bit')
+    >>> form_os_answer(["### OS", "", "Linux"], 2)
+    (0, 'OS: Linux')
+    >>> form_os_answer(["### OS", "", "Windows, Docker"], 2)
+    (2, '')
+    """
+    answer = lines[i].strip()
+    if not answer or len(answer) > 120 or answer.startswith(("#", "*")) or _OS_CONTAINER.search(answer):
+        return i, ""
+    for k in (i - 1, i - 2):
+        if k >= 0 and _OS_QUESTION.match(lines[k]) and all(not x.strip() for x in lines[k + 1:i]):
+            return k, f"OS: {answer}"
+    return i, ""
+
+
 def _form_evidence(lines: list[str], i: int) -> tuple[int, str]:
     """(the heading's line, `Label: answer`) where line i answers an issue form's heading one or two lines above it
     (evidence.form_answer) and the two state evidence together (evidence.is_evidence); (i, "") otherwise."""
@@ -192,6 +226,16 @@ def prose_machine(lines: list[str], candidates: Candidates | None = None) -> Ite
             or stated_vendor_gpus(line) or stated_vgpu_limit(line) or stated_mig(line) or stated_series(line) \
             or stated_peer_memory_loaded(line) or stated_laptop(line) or stated_one_gpu_each(line) \
             or stated_vgpu_vms(line)
+        # An issue template's answer to its operating-system question (`**Which operating system?**`, then `Windows 11
+        # Education 64-bit`, corpus 2913): read as the list's `OS:` line it states.
+        question, os_said = form_os_answer(lines, i)
+        if not states and not windows and os_said and windows_line(os_said) is not None:
+            yield Found("prose machine", question, i + 1, document_appended(USER_MACHINE.name, os_said + "\n"))
+            windows = True
+            taken += 1
+            if taken == MAX_LINES:
+                return
+            continue
         shows_windows = not states and not windows and windows_line(line) is not None
         if (states or shows_windows) \
                 and not is_log_line(line) and not is_uname_line(line) and per_gpu_limit(line) is None \
