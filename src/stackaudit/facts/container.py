@@ -497,6 +497,17 @@ STATED_MANUAL_INSTALL = re.compile(r"\binstall(?:ed|ing)?\b[^.;!?\n]{0,40}?\b(?:
 _FORM_DOCKER_EMPTY = re.compile(r"^\s*[-*]\s+\[ \]\s+Docker\s*$")
 _FORM_DOCKER_TICKED = re.compile(r"^\s*[-*]\s+\[[xX]\]\s+Docker\s*$")
 
+# The user's words that put the program on the host, each with why (`{words}`: the words), in the order they are tried.
+STATED_ON_HOST: tuple[tuple[re.Pattern[str], str], ...] = (
+    (STATED_HOST_PACKAGE, "the user's words say the program was installed on the machine by its package manager "
+                          "(\"{words}\"): Homebrew, snap and Flatpak install on the host, not in a container"),
+    (STATED_APPIMAGE, "the user's words say the program runs as an AppImage (\"{words}\"): a desktop application's "
+                      "one-file package, run on the machine's own desktop, not in a container"),
+    (STATED_MANUAL_INSTALL, "the user's words say the program was installed by its project's manual installation "
+                            "(\"{words}\"): its own Python environment on the machine, not the project's container"),
+    (STATED_BARE_METAL, "the user's words say the run shown is on bare metal, not in a container: \"{words}\""),
+)
+
 
 def form_cli_directly(lines: Sequence[str], i: int) -> bool:
     """Whether line `i` is TGI's issue form's ticked `The CLI directly` box (FORM_CLI_DIRECTLY) with its `Docker` box,
@@ -1454,21 +1465,9 @@ def container(ctx: FactContext) -> ContainerInfo:
                 return ContainerInfo.ran_on_host(
                     f"TGI's issue form ticks \"{words.lstrip('-* ')}\" and leaves its Docker box empty: the "
                     "launcher ran on the host")
-            if words and STATED_HOST_PACKAGE.match(words):
-                return ContainerInfo.ran_on_host(
-                    f"the user's words say the program was installed on the machine by its package manager "
-                    f"(\"{words}\"): Homebrew, snap and Flatpak install on the host, not in a container")
-            if words and STATED_APPIMAGE.match(words):
-                return ContainerInfo.ran_on_host(
-                    f"the user's words say the program runs as an AppImage (\"{words}\"): a desktop application's "
-                    "one-file package, run on the machine's own desktop, not in a container")
-            if words and STATED_MANUAL_INSTALL.match(words):
-                return ContainerInfo.ran_on_host(
-                    f"the user's words say the program was installed by its project's manual installation "
-                    f"(\"{words}\"): its own Python environment on the machine, not the project's container")
-            if words and STATED_BARE_METAL.match(words):
-                return ContainerInfo.ran_on_host(
-                    f"the user's words say the run shown is on bare metal, not in a container: \"{words}\"")
+            said = next((why for pattern, why in STATED_ON_HOST if words and pattern.match(words)), "")
+            if said:
+                return ContainerInfo.ran_on_host(said.format(words=words))
             if words:
                 return ContainerInfo.ran_on_host(
                     "the user's words start the engine's server on the host (from their own shell, or as "
