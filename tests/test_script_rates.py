@@ -122,10 +122,11 @@ def test_exllamav2_beside_an_nvidia_gpu_is_cuda_at_work(tmp_path: Path) -> None:
     assert paste_checks(tmp_path, NVIDIA_SMI + MLC_BENCH_412, COMPAT)[COMPAT].status != "ok"
 
 
-def test_exllamav2_line_shows_a_pytorch_engine() -> None:
-    """Corpus 1448: exllamav2's summary line shows its engine, a PyTorch one ("torch", as the user's words name
-    exllama); MLC's line (1449) names no engine the tool knows, and 1452's script is unnamed."""
-    assert fact(pasted(body("1448")), "engines_shown").shown == ("torch",)
+def test_exllamav2_line_shows_its_engine() -> None:
+    """Corpus 1448: exllamav2's summary line shows its engine, ExLlama ("exllama", as the user's words name it: an
+    engine of its own, not a plain PyTorch program); MLC's line (1449) names no engine the tool knows, and 1452's
+    script is unnamed."""
+    assert fact(pasted(body("1448")), "engines_shown").shown == ("exllama",)
     assert not hasattr(fact(pasted(body("1452")), "engines_shown"), "shown")
 
 

@@ -1657,7 +1657,7 @@ _SWEEP_STEP = re.compile(r"^cap=(\d+(?:\.\d+)?) gpus=([\d,]+)(?: set=(\d+(?:\.\d
 def power_cap_sweep(text: str) -> PowerCapSweep:
     """The cap steps of a pasted power-cap sweep (importers/rig_report.py power_cap_sweep records them).
 
-    Input (tests/data/captures/2842, as recorded)::
+    Input (recorded from corpus 2842's sweep)::
 
         cap=330 gpus=0,1 set=330.00
     """

@@ -348,7 +348,7 @@ MAX_ECHO_DISTANCE = 40
 
 
 @importer("engine command", "an engine's command line (`vllm serve ...`, `python -m sglang.launch_server ...`)",
-          needles=("llm", "dllama ", "engineargs(", "engine_kwargs", "'enforce_eager'", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
+          needles=("llm", "dllama", "engineargs(", "engine_kwargs", "'enforce_eager'", "sglang", "lmdeploy", "engine_dir", "llama-server", "llama-cli", "/server ", "/main ",
                    "llava", "llama-mtmd-cli", "llama_cpp.server", "llama serve", "llamafile",
                    "launch_triton_server",
                    "aphrodite", "api_server.py", "koboldcpp", "benchmark_", "convert_checkpoint", "quantize.py", "build.py", "command:",
