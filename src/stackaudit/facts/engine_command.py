@@ -1465,8 +1465,9 @@ _STATED = {engine: re.compile(rf"(?<![\w./:=@$-])(?:{words})(?![\w/:=@-]|\.\w)|`
 # no split. Each engine's tensor parallelism runs a rank per GPU that exchanges tensors with the others.
 # A sentence that opens on `TP` over a count of GPUs says the same (`TP with 10 x ADA 6000s w/ x16 Gen4 PCie each on a
 # single NUMA node`, turboderp-org/exllamav2#571, corpus 2906): STATED_TP_OVER reads the count.
+_TP_OVER = r"\W*TP\s+(?:with|over|across|on)\s+([1-9]\d?)\s*[x×*]?\s*\S"
 STATED_SPLIT = re.compile(r"^(?!.*\b(?:not? use|without|instead|than|unlike|vs\.?|versus|disabled?)\b)"
-                          r"(?:.*\btensor[- ]parallel(?:ism)?\b|\W*TP\s+(?:with|over|across|on)\s+[1-9]\d?\s*[x×*]?\s*\S)", re.I)
+                          r"(?:.*\btensor[- ]parallel(?:ism)?\b|" + _TP_OVER + ")", re.I)
 
 
 def stated_split(line: str) -> bool:
@@ -1482,7 +1483,7 @@ STATED_TP = re.compile(r"(?<![\w-])(?:TP\s*(?:[=:]\s*)?|--tp(?:-size)?[ =]|--ten
 
 
 # The count of a sentence that opens on `TP` over GPUs, read only where the sentence states a split (STATED_SPLIT).
-STATED_TP_OVER = re.compile(r"^\W*TP\s+(?:with|over|across|on)\s+([1-9]\d?)\s*[x×*]?\s*\S", re.I)
+STATED_TP_OVER = re.compile("^" + _TP_OVER, re.I)
 
 
 def stated_tp(line: str) -> tuple[int, ...]:
