@@ -41,7 +41,7 @@ import json
 import posixpath
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from stackaudit.facts._parse import continued, without_continuation
 from stackaudit.facts.container import ACTIVATE_LINE
@@ -342,6 +342,14 @@ def _held_command(lines: list[str], i: int, joined: str) -> EngineCommand | None
     return parse_command_line(assigned[1])
 
 
+# Blocks over several lines that hold vLLM's engine arguments, each by a needle of its line and its reader (the call,
+# the block's first line, its end): vLLM's engine arguments printed as a dict by the program that runs it
+# (facts/engine_command.printed_engine_args), and Ray Serve LLM's model config, whose engine_kwargs are vLLM's engine
+# arguments (_ray_llm_item). Tried in this order.
+_ENGINE_ARG_BLOCKS: tuple[tuple[str, Callable[[list[str], int], tuple[EngineCommand, int, int] | None]], ...] = (
+    ("'enforce_eager'", printed_engine_args), ("engine_kwargs", _ray_llm_item))
+
+
 # Lines above KoboldCpp's printed arguments searched for the command that started it: its banner and backend lines
 # come between (about 10 lines in KoboldCpp 1.78's console, corpus 2132).
 MAX_ECHO_DISTANCE = 40
@@ -376,19 +384,13 @@ def engine_command(lines: list[str], candidates: Candidates | None = None) -> It
                 scan.skip(end)
                 taken = end
             continue
-        if "'enforce_eager'" in line and (printed_args := printed_engine_args(lines, i)) is not None:
-            # vLLM's engine arguments printed as a dict by the program that runs it: the dict is the call.
-            yield Found("engine command", printed_args[1], printed_args[2],
-                        document_appended(ENGINE_COMMAND.name, printed_args[0].line + "\n"))
-            scan.skip(printed_args[2])
-            taken = printed_args[2]
-            continue
-        if "engine_kwargs" in line and (ray_llm := _ray_llm_item(lines, i)) is not None:
-            # Ray Serve LLM's model config: its engine_kwargs are vLLM's engine arguments.
-            yield Found("engine command", ray_llm[1], ray_llm[2],
-                        document_appended(ENGINE_COMMAND.name, ray_llm[0].line + "\n"))
-            scan.skip(ray_llm[2])
-            taken = ray_llm[2]
+        if (arg_block := next((found for needle, read in _ENGINE_ARG_BLOCKS
+                               if needle in line and (found := read(lines, i)) is not None), None)) is not None:
+            # A block of vLLM's engine arguments over several lines (_ENGINE_ARG_BLOCKS): the block is the call.
+            call, start, end = arg_block
+            yield Found("engine command", start, end, document_appended(ENGINE_COMMAND.name, call.line + "\n"))
+            scan.skip(end)
+            taken = end
             continue
         if ":" in line and (block := vllm_config_block(lines, i)) is not None \
                 and not any("--config" in x for x in lines):
